@@ -1,0 +1,25 @@
+# SPDX-License-Identifier: GPL-2.0
+# toosmall: `make check` runs the project's own tests (lint, parser, CLI and
+# real UML runs); `make run` runs the suite; `make bench` prints figures.
+
+.PHONY: all run check lint bench help
+
+all: help
+
+help:
+	@echo "make run     run the suite in UML (./run.sh)"
+	@echo "make check   the project's own tests, a real UML run included"
+	@echo "make lint    shellcheck, checkpatch and clang-format only"
+	@echo "make bench   build, boot and sweep timings, printed as figures"
+
+run:
+	./run.sh
+
+check:
+	tests/check.sh
+
+lint:
+	tests/check.sh lint
+
+bench:
+	tests/bench.sh

@@ -1,0 +1,359 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# toosmall: run the small-allocation failure selftests in a user-mode Linux.
+# Stages, in order (one file each under runner/):
+#   source -> configure -> build (kernel.sh) -> plan -> boot (boot.sh)
+#   -> parse -> report (toosmall.py)
+
+usage()
+{
+	cat <<EOF
+Usage: ./run.sh [OPTIONS]
+
+Build (and cache) a UML kernel with fault injection, boot it isolated with
+tiny memory, run the selftests in tools/testing/selftests/mm/oom inside, and
+print KTAP, a summary and "N passed, N failed, N skipped".
+
+Kernel:
+  --kernel-src DIR     build this kernel tree (never written: O= build in the
+                       cache); default: Debian's linux-source-6.12, unpacked
+                       into the cache
+  --kernel FILE        boot this prebuilt UML binary instead of building
+                       (e.g. /usr/bin/linux.uml); tests needing a missing
+                       knob skip
+  --profile NAME       default, or debug (adds KASAN, kmemleak, lockdep;
+                       needs --mem 64M or more)
+  --config FILE        extra Kconfig fragment, merged last (repeatable)
+  --build-only         build kernel and tests, then stop
+
+Run:
+  --mem SIZE           guest memory, default ${DEFAULT_MEM} (13M is the least that boots)
+  --filter GLOB        run the tests whose name matches GLOB (repeatable)
+  --list               list the tests (after building them) and exit
+  --timeout SECS       per-test deadline (default: the selftests' settings)
+  --run-timeout SECS   deadline for the whole run, default ${DEFAULT_RUN_TIMEOUT}
+  --known-issues FILE  tests expected to fail, each naming a FINDINGS.md
+                       entry: reported as XFAIL, visibly (default:
+                       known-issues in this directory)
+  --exec CMD           run shell command CMD in the guest instead of the
+                       suite (same isolation), print its output
+  --output DIR         results dir (console.log, results.ktap, junit.xml,
+                       results.json); default: a new dir under the cache
+  --cache DIR          cache dir, default \$XDG_CACHE_HOME/toosmall
+                       (or ~/.cache/toosmall); also \$TOOSMALL_CACHE
+
+Replay:
+  --parse LOG          parse a saved console.log only and report (with
+                       --output, write the result files there)
+
+Exit status: 0 all passed or skipped, 1 a test failed, hung or crashed,
+2 usage or setup error, 3 infrastructure failure (build, boot),
+4 a required package is missing, 5 no space left.
+EOF
+}
+
+set -u
+set -o pipefail
+
+TOPDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=runner/lib.sh
+. "$TOPDIR/runner/lib.sh"
+# shellcheck source=runner/kernel.sh
+. "$TOPDIR/runner/kernel.sh"
+# shellcheck source=runner/boot.sh
+. "$TOPDIR/runner/boot.sh"
+
+readonly DEFAULT_MEM=64M
+readonly DEFAULT_RUN_TIMEOUT=3600
+readonly OOM_DIR="$TOPDIR/tools/testing/selftests/mm/oom"
+readonly FRAGMENTS=(base fault-injection memcg xfs detectors)
+# Debian package for each program we run; deps_check installs or names them.
+readonly DEPS="make:make gcc:gcc flex:flex bison:bison bc:bc
+	setarch:util-linux unshare:util-linux setpriv:util-linux flock:util-linux
+	uml_mconsole:uml-utilities python3:python3 awk:mawk xz:xz-utils
+	mkfs.xfs:xfsprogs fio:fio"
+
+KERNEL_SRC=
+KERNEL=
+PROFILE=default
+EXTRA_CONFIGS=()
+BUILD_ONLY=0
+MEM=$DEFAULT_MEM
+FILTERS=()
+LIST=0
+TEST_TIMEOUT=
+RUN_TIMEOUT=$DEFAULT_RUN_TIMEOUT
+KNOWN_ISSUES=
+EXEC_CMD=
+OUT=
+PARSE_LOG=
+CACHE=${TOOSMALL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/toosmall}
+
+# need_arg OPT NARGS: an option's value is missing.
+need_arg()
+{
+	[ "$2" -ge 2 ] || die "$EXIT_USAGE" "$1 needs a value: see ./run.sh --help"
+}
+
+parse_args()
+{
+	while [ $# -gt 0 ]; do
+		case "$1" in
+		--kernel-src) need_arg "$1" $#; KERNEL_SRC=$2; shift ;;
+		--kernel) need_arg "$1" $#; KERNEL=$2; shift ;;
+		--profile) need_arg "$1" $#; PROFILE=$2; shift ;;
+		--config) need_arg "$1" $#; EXTRA_CONFIGS+=("$2"); shift ;;
+		--build-only) BUILD_ONLY=1 ;;
+		--mem) need_arg "$1" $#; MEM=$2; shift ;;
+		--filter) need_arg "$1" $#; FILTERS+=("$2"); shift ;;
+		--list) LIST=1 ;;
+		--timeout) need_arg "$1" $#; TEST_TIMEOUT=$2; shift ;;
+		--run-timeout) need_arg "$1" $#; RUN_TIMEOUT=$2; shift ;;
+		--known-issues) need_arg "$1" $#; KNOWN_ISSUES=$2; shift ;;
+		--exec) need_arg "$1" $#; EXEC_CMD=$2; shift ;;
+		--output) need_arg "$1" $#; OUT=$2; shift ;;
+		--cache) need_arg "$1" $#; CACHE=$2; shift ;;
+		--parse) need_arg "$1" $#; PARSE_LOG=$2; shift ;;
+		-h | --help) usage; exit 0 ;;
+		*) die "$EXIT_USAGE" "unknown option '$1': see ./run.sh --help" ;;
+		esac
+		shift
+	done
+
+	case "$PROFILE" in
+	default | debug) ;;
+	*) die "$EXIT_USAGE" "--profile $PROFILE: use default or debug" ;;
+	esac
+	[[ "$MEM" =~ ^[0-9]+[MG]$ ]] ||
+		die "$EXIT_USAGE" "--mem $MEM: give a size like 64M or 1G"
+	MEM_MB=${MEM%[MG]}
+	[ "${MEM: -1}" = G ] && MEM_MB=$((MEM_MB * 1024))
+	[ "$MEM_MB" -ge 13 ] ||
+		die "$EXIT_USAGE" "--mem $MEM: UML needs at least 13M to boot"
+	if [ "$PROFILE" = debug ] && [ "$MEM_MB" -lt 64 ]; then
+		die "$EXIT_USAGE" "--profile debug needs --mem 64M or more (KASAN shadow, kmemleak pool)"
+	fi
+	[ -z "$TEST_TIMEOUT" ] || [[ "$TEST_TIMEOUT" =~ ^[1-9][0-9]*$ ]] ||
+		die "$EXIT_USAGE" "--timeout $TEST_TIMEOUT: give whole seconds"
+	[[ "$RUN_TIMEOUT" =~ ^[1-9][0-9]*$ ]] ||
+		die "$EXIT_USAGE" "--run-timeout $RUN_TIMEOUT: give whole seconds"
+	[ -z "$KERNEL" ] || [ -z "$KERNEL_SRC" ] ||
+		die "$EXIT_USAGE" "--kernel and --kernel-src exclude each other: pick one"
+	if [ -n "$KERNEL" ]; then
+		[ -f "$KERNEL" ] && [ -x "$KERNEL" ] ||
+			die "$EXIT_USAGE" "--kernel $KERNEL: not an executable file (a UML 'linux' binary)"
+		KERNEL=$(realpath "$KERNEL")
+	fi
+	if [ -n "$KNOWN_ISSUES" ]; then
+		[ -r "$KNOWN_ISSUES" ] ||
+			die "$EXIT_USAGE" "--known-issues $KNOWN_ISSUES: not readable"
+	elif [ -r "$TOPDIR/known-issues" ]; then
+		KNOWN_ISSUES=$TOPDIR/known-issues
+	fi
+	if [ -n "$PARSE_LOG" ]; then
+		[ -r "$PARSE_LOG" ] ||
+			die "$EXIT_USAGE" "--parse $PARSE_LOG: not readable: pass a saved console.log"
+	fi
+	for f in "${EXTRA_CONFIGS[@]}"; do
+		[ -r "$f" ] || die "$EXIT_USAGE" "--config $f: not readable"
+	done
+}
+
+# deps_check: every program we need, or install its package (as root) or
+# print the one apt-get line that would.
+deps_check()
+{
+	local pair prog pkg missing=()
+
+	for pair in $DEPS; do
+		prog=${pair%%:*}
+		pkg=${pair#*:}
+		command -v "$prog" >/dev/null 2>&1 || missing+=("$pkg")
+	done
+	[ -n "$KERNEL" ] || [ -n "$KERNEL_SRC" ] || [ -f "$DEFAULT_SRC_TAR" ] ||
+		missing+=("$DEFAULT_SRC_PKG")
+	[ "${#missing[@]}" -gt 0 ] || return 0
+	mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
+	if [ "$(id -u)" != 0 ]; then
+		die "$EXIT_MISSING" "missing packages: run: sudo apt-get install -y ${missing[*]}"
+	fi
+	log "installing ${missing[*]}"
+	if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y -qq "${missing[@]}"; } >&2; then
+		die "$EXIT_MISSING" "apt-get install ${missing[*]} failed: install them by hand"
+	fi
+}
+
+cleanup()
+{
+	local rc=$?
+
+	trap - EXIT INT TERM
+	uml_stop 2>/dev/null
+	tee_stop 2>/dev/null
+	run_cleanups
+	exit "$rc"
+}
+
+on_signal()
+{
+	log "interrupted: stopping UML and cleaning up"
+	exit 130
+}
+
+# prepare_kernel: sets KERNEL, SRC, BUILD, TESTS_DIR, CONFIG_HASH.
+prepare_kernel()
+{
+	local frags=() f key
+
+	if [ -n "$KERNEL_SRC" ]; then
+		SRC=$(realpath "$KERNEL_SRC" 2>/dev/null) ||
+			die "$EXIT_USAGE" "--kernel-src $KERNEL_SRC: no such directory"
+		source_check "$SRC"
+	else
+		source_default
+	fi
+	for f in "${FRAGMENTS[@]}"; do
+		frags+=("$TOPDIR/uml-config/$f.config")
+	done
+	[ "$PROFILE" = default ] || frags+=("$TOPDIR/uml-config/$PROFILE.config")
+	frags+=("${EXTRA_CONFIGS[@]}")
+	fragments_check "${frags[@]}"
+	CONFIG_HASH=$(cat "${frags[@]}" | short_hash)
+	key=$(printf '%s\n%s\n%s\n' "$SRC" "$CONFIG_HASH" "$PROFILE" | short_hash)
+	BUILD="$CACHE/build/$key"
+	mkdir -p "$BUILD" || die "$EXIT_USAGE" "cannot create $BUILD: use --cache DIR"
+	lock_acquire "$BUILD/.lock" 3600
+	TESTS_DIR="$BUILD/kselftest"
+	if [ -z "$KERNEL" ]; then
+		configure "$SRC" "$BUILD" "${frags[@]}"
+		# Debian's tree in our cache never changes: its stamp skips make.
+		# A user's tree may have: make decides what to rebuild.
+		local stamp=
+		[ -n "$KERNEL_SRC" ] || stamp="$SRC $CONFIG_HASH"
+		build "$SRC" "$BUILD" "$stamp"
+		KERNEL="$BUILD/linux"
+		RELEASE=$(cat "$BUILD/include/config/kernel.release" 2>/dev/null)
+	else
+		RELEASE=$("$KERNEL" --version 2>/dev/null | head -n 1)
+		CONFIG_HASH=prebuilt
+	fi
+	build_tests "$SRC" "$TESTS_DIR"
+	lock_release_all
+}
+
+# make_plan: the tests to run, one line each: name binary harness-name
+# timeout category (tab-separated), into $1.
+make_plan()
+{
+	local bins=() b args=()
+
+	for b in "$TESTS_DIR"/*_test; do
+		[ -x "$b" ] && bins+=("$b")
+	done
+	[ "${#bins[@]}" -gt 0 ] || die "$EXIT_INFRA" "no test binaries in $TESTS_DIR"
+	for b in "${FILTERS[@]}"; do
+		args+=(--filter "$b")
+	done
+	[ -z "$TEST_TIMEOUT" ] || args+=(--timeout "$TEST_TIMEOUT")
+	python3 "$TOPDIR/runner/toosmall.py" plan "$OOM_DIR/settings" \
+		"${bins[@]}" "${args[@]}" >"$1" ||
+		die "$EXIT_INFRA" "could not list the tests in $TESTS_DIR"
+}
+
+progress_begin()
+{
+	TESTS_BEGUN=$((TESTS_BEGUN + 1))
+	log "[$TESTS_BEGUN/$TESTS_TOTAL] $1"
+}
+
+progress_end()
+{
+	[ "$2" = 0 ] || log "    $1: exit code $2"
+}
+
+main()
+{
+	local rc
+
+	parse_args "$@"
+	if [ -n "$PARSE_LOG" ]; then
+		[ -z "$OUT" ] || mkdir -p "$OUT" ||
+			die "$EXIT_USAGE" "cannot create --output $OUT"
+		python3 "$TOPDIR/runner/toosmall.py" parse "$PARSE_LOG" \
+			${OUT:+--output "$OUT"} ${KNOWN_ISSUES:+--known-issues "$KNOWN_ISSUES"}
+		return
+	fi
+	deps_check
+	trap cleanup EXIT
+	trap on_signal INT TERM HUP
+
+	mkdir -p "$CACHE" 2>/dev/null && [ -w "$CACHE" ] ||
+		die "$EXIT_USAGE" "cache dir $CACHE is not writable: use --cache DIR"
+	CACHE=$(realpath "$CACHE")
+	prepare_kernel
+	[ "$BUILD_ONLY" = 0 ] || { log "built: $KERNEL"; return 0; }
+
+	RUN_TMP=$(mktemp -d "${TMPDIR:-/tmp}/toosmall.XXXXXX") ||
+		die "$EXIT_NOSPACE" "cannot create a temporary dir in ${TMPDIR:-/tmp}"
+	register_cleanup "rm -rf $(printf %q "$RUN_TMP")"
+	make_plan "$RUN_TMP/plan.full"
+	if [ "$LIST" = 1 ]; then
+		awk -F'\t' '{ printf "%-50s %s\n", $1, $5 }' "$RUN_TMP/plan.full"
+		return 0
+	fi
+
+	if [ -z "$OUT" ]; then
+		OUT="$CACHE/runs/$(date +%Y%m%d-%H%M%S)-$$"
+	fi
+	[ ! -e "$OUT/console.log" ] ||
+		die "$EXIT_USAGE" "--output $OUT already holds a run: pick a new dir"
+	mkdir -p "$OUT" || die "$EXIT_USAGE" "cannot create --output $OUT"
+	OUT=$(realpath "$OUT")
+	check_space "$OUT" 200
+	CONSOLE="$OUT/console.log"
+	if [ "$(id -u)" = 0 ]; then
+		SANDBOX_UID=65534
+	else
+		SANDBOX_UID=
+	fi
+	TMP_MB=$((MEM_MB + 64))
+	stage_prepare
+
+	if [ -n "$EXEC_CMD" ]; then
+		printf '%s\n' "$EXEC_CMD" >"$RUN_TMP/stage/exec"
+		printf 'exec\t-\t-\t0\tother\n' >"$RUN_TMP/plan.full"
+	fi
+	cut -f1-4 "$RUN_TMP/plan.full" >"$RUN_TMP/plan.all"
+	TESTS_TOTAL=$(wc -l <"$RUN_TMP/plan.all")
+	TESTS_BEGUN=0
+	[ "$TESTS_TOTAL" -gt 0 ] ||
+		die "$EXIT_USAGE" "no test matches --filter ${FILTERS[*]}: see ./run.sh --list"
+
+	{
+		printf 'TOOSMALL-HOST: kernel release=%s source=%s config_hash=%s profile=%s\n' \
+			"${RELEASE// /_}" "$SRC" "$CONFIG_HASH" "$PROFILE"
+		printf 'TOOSMALL-HOST: mem %s\n' "$MEM"
+		awk -F'\t' '{ printf "TOOSMALL-HOST: plan %s %s %s\n", $1, $5, $4 }' \
+			"$RUN_TMP/plan.full"
+	} >"$CONSOLE"
+
+	RUN_DEADLINE=$(($(date +%s) + RUN_TIMEOUT))
+	log "running $TESTS_TOTAL test(s) in UML (mem=$MEM), console: $CONSOLE"
+	boot_plan
+
+	if [ -n "$EXEC_CMD" ]; then
+		sed -n '/TOOSMALL:BEGIN exec/,/TOOSMALL:END exec/p' "$CONSOLE" |
+			sed '1d;$d'
+		rc=$(sed -n 's/.*TOOSMALL:END exec rc=\([0-9]*\).*/\1/p' "$CONSOLE")
+		return "${rc:-$EXIT_INFRA}"
+	fi
+	rc=0
+	python3 "$TOPDIR/runner/toosmall.py" parse "$CONSOLE" --output "$OUT" \
+		${KNOWN_ISSUES:+--known-issues "$KNOWN_ISSUES"} || rc=$?
+	log "results in $OUT"
+	return "$rc"
+}
+
+main "$@"

@@ -1,0 +1,233 @@
+# SPDX-License-Identifier: GPL-2.0
+# Stage "boot": run the plan in UML, watch the console, enforce deadlines.
+#
+# The console goes through a FIFO to awk, which appends it to $CONSOLE and
+# copies the guest's TOOSMALL: marker lines to an events file that the watch
+# loop polls. The host writes its own "TOOSMALL-HOST:" lines into the same
+# log, so the log alone replays every verdict (run.sh --parse).
+#
+# Deadlines: the guest must be READY within BOOT_TIMEOUT; each test must END
+# within its timeout plus GUEST_GRACE (the guest's own `timeout` fires first,
+# this catches a guest that stopped scheduling); the gap between two tests is
+# bounded by GAP_TIMEOUT; the whole run by RUN_DEADLINE (epoch seconds).
+# When one passes: evidence (sysrq w, sysrq m via mconsole), halt, kill.
+
+readonly BOOT_TIMEOUT=30
+readonly GAP_TIMEOUT=30
+readonly GUEST_GRACE=15
+readonly HALT_TIMEOUT=10
+
+host_mark()
+{
+	printf 'TOOSMALL-HOST: %s\n' "$*" >>"$CONSOLE"
+}
+
+# wait_bounded PID SECS: 0 once PID has exited, 1 if it still runs after SECS.
+wait_bounded()
+{
+	local pid=$1 deadline
+
+	deadline=$(($(date +%s) + $2))
+	while kill -0 "$pid" 2>/dev/null; do
+		[ "$(date +%s)" -lt "$deadline" ] || return 1
+		sleep 0.1
+	done
+	return 0
+}
+
+# mconsole CMD...: ask the running UML, bounded; output into the console log.
+mconsole()
+{
+	local sock="$RUN_TMP/stage/uml/$UMID/mconsole"
+
+	[ -S "$sock" ] || {
+		host_mark "mconsole socket missing: $*"
+		return 1
+	}
+	timeout 10 uml_mconsole "$sock" "$@" 2>&1 |
+		sed 's/^/TOOSMALL-HOST: mconsole: /' >>"$CONSOLE"
+}
+
+# evidence REASON: what the mails had to ask for by hand, before the kill.
+evidence()
+{
+	host_mark "evidence: $1"
+	mconsole sysrq w
+	mconsole sysrq m
+	# The dumps are printk'd; give the console a moment to drain.
+	sleep 1
+	host_mark "evidence end"
+}
+
+# uml_stop: halt through mconsole, then kill the whole session we started.
+uml_stop()
+{
+	[ -n "${UML_PID:-}" ] || return 0
+	if kill -0 "$UML_PID" 2>/dev/null; then
+		mconsole halt >/dev/null 2>&1
+		if ! wait_bounded "$UML_PID" "$HALT_TIMEOUT"; then
+			host_mark "halt ignored after ${HALT_TIMEOUT}s: SIGKILL to session $UML_PID"
+		fi
+		kill -KILL -- "-$UML_PID" 2>/dev/null
+	fi
+	wait "$UML_PID" 2>/dev/null
+	UML_PID=
+}
+
+tee_stop()
+{
+	[ -n "${TEE_PID:-}" ] || return 0
+	wait_bounded "$TEE_PID" 5 || kill -KILL "$TEE_PID" 2>/dev/null
+	wait "$TEE_PID" 2>/dev/null
+	TEE_PID=
+}
+
+# boot_once N: boot UML once over $RUN_TMP/stage/plan. Sets BOOT_BEGUN to the
+# names of the tests that began and BOOT_READY to 1 if the guest came up.
+boot_once()
+{
+	local n=$1 stage="$RUN_TMP/stage" fifo="$RUN_TMP/console.fifo"
+	local events="$RUN_TMP/events" seen=0 line cur="" deadline why=""
+	local -a lines unshare_cmd
+
+	UMID="toosmall-$$-$n"
+	BOOT_BEGUN=()
+	BOOT_READY=0
+	: >"$events"
+	rm -f "$fifo"
+	mkfifo "$fifo" || die "$EXIT_INFRA" "mkfifo $fifo failed"
+
+	awk -v out="$CONSOLE" -v ev="$events" '
+		{
+			print >>out
+			fflush(out)
+			i = index($0, "TOOSMALL:")
+			if (i) {
+				print substr($0, i) >>ev
+				fflush(ev)
+			}
+		}' <"$fifo" &
+	TEE_PID=$!
+
+	if [ "$(id -u)" = 0 ]; then
+		unshare_cmd=(unshare --mount --propagation private)
+	else
+		unshare_cmd=(unshare --user --map-root-user --mount --propagation private)
+	fi
+	host_mark "boot $n umid=$UMID mem=$MEM kernel=$KERNEL"
+	TS_KERNEL="$KERNEL" TS_INIT="$TOPDIR/runner/guest-init.sh" \
+		TS_TESTS="$TESTS_DIR" TS_OUT="$OUT/guest" TS_TMP_MB="$TMP_MB" \
+		setsid "${unshare_cmd[@]}" "$TOPDIR/runner/sandbox.sh" \
+		"$stage" "$SANDBOX_UID" -- \
+		setarch x86_64 -R "$stage/linux" mem="$MEM" \
+		root=/dev/root rootfstype=hostfs rootflags=/ ro \
+		init="$stage/init" toosmall.stage="$stage" \
+		uml_dir="$stage/uml" umid="$UMID" \
+		con0=null,fd:1 con=null printk.time=1 \
+		</dev/null >"$fifo" 2>&1 &
+	UML_PID=$!
+
+	deadline=$(($(date +%s) + BOOT_TIMEOUT))
+	while :; do
+		mapfile -t -s "$seen" lines <"$events"
+		seen=$((seen + ${#lines[@]}))
+		for line in "${lines[@]}"; do
+			set -- $line
+			case "$1" in
+			TOOSMALL:READY)
+				BOOT_READY=1
+				log "guest up: ${*:2}"
+				deadline=$(($(date +%s) + GAP_TIMEOUT))
+				;;
+			TOOSMALL:BEGIN)
+				cur=$2
+				BOOT_BEGUN+=("$cur")
+				local t=${3#timeout=}
+				[ "$t" -gt 0 ] 2>/dev/null || t=$((RUN_DEADLINE - $(date +%s)))
+				deadline=$(($(date +%s) + t + GUEST_GRACE))
+				progress_begin "$cur"
+				;;
+			TOOSMALL:END)
+				progress_end "$2" "${3#rc=}"
+				cur=""
+				deadline=$(($(date +%s) + GAP_TIMEOUT))
+				;;
+			TOOSMALL:DONE)
+				deadline=$(($(date +%s) + HALT_TIMEOUT))
+				;;
+			esac
+		done
+		kill -0 "$UML_PID" 2>/dev/null || break
+		[ "$deadline" -le "$RUN_DEADLINE" ] || deadline=$RUN_DEADLINE
+		if [ "$(date +%s)" -ge "$deadline" ]; then
+			if [ -n "$cur" ]; then
+				why="hang $cur"
+			elif [ "$BOOT_READY" = 0 ]; then
+				why="hang boot"
+			else
+				why="hang between-tests"
+			fi
+			if [ "$(date +%s)" -ge "$RUN_DEADLINE" ]; then
+				why="$why at the run deadline"
+			else
+				why="$why after its deadline"
+			fi
+			host_mark "$why"
+			log "$why: collecting evidence, then stopping UML"
+			evidence "$why"
+			break
+		fi
+		sleep 0.2
+	done
+	uml_stop
+	tee_stop
+	rm -f "$fifo"
+	rm -rf "${stage:?}/uml/$UMID"
+	host_mark "boot $n ended${why:+ ($why)}"
+}
+
+# stage_prepare: the per-run dirs the sandbox binds; see sandbox.sh.
+stage_prepare()
+{
+	local stage="$RUN_TMP/stage" d
+
+	for d in tests out uml tmp; do
+		mkdir -p "$stage/$d" || die "$EXIT_INFRA" "cannot create $stage/$d"
+	done
+	: >"$stage/linux"
+	: >"$stage/init"
+	mkdir -p "$OUT/guest" || die "$EXIT_USAGE" "cannot create $OUT/guest"
+	chmod 0755 "$RUN_TMP" "$stage"
+	if [ -n "$SANDBOX_UID" ]; then
+		chown "$SANDBOX_UID:$SANDBOX_UID" "$stage/uml" "$OUT/guest"
+	fi
+}
+
+# boot_plan: boot until every planned test has begun once. A crash or hang
+# ends that boot; the next boot resumes after the test that was running.
+boot_plan()
+{
+	local n=0 plan="$RUN_TMP/stage/plan" all rest name last
+
+	all=$(cat "$RUN_TMP/plan.all")
+	rest=$all
+	while [ -n "$rest" ]; do
+		n=$((n + 1))
+		printf '%s\n' "$rest" >"$plan"
+		boot_once "$n"
+		if [ "$BOOT_READY" = 0 ]; then
+			[ "$n" -gt 1 ] || die "$EXIT_INFRA" "UML did not boot: see $CONSOLE"
+			host_mark "guest did not come back: remaining tests not run"
+			break
+		fi
+		[ "${#BOOT_BEGUN[@]}" -gt 0 ] || break
+		last=${BOOT_BEGUN[-1]}
+		# Resume after the last test that began (it has its verdict).
+		rest=$(printf '%s\n' "$rest" | awk -F'\t' -v last="$last" \
+			'found { print } $1 == last { found = 1 }')
+		[ "$(date +%s)" -lt "$RUN_DEADLINE" ] || {
+			host_mark "run deadline passed: remaining tests not run"
+			break
+		}
+	done
+}

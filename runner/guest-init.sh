@@ -1,0 +1,69 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# PID 1 of the UML guest. Mounts the kernel filesystems, sets the sysctls the
+# suite relies on, runs the plan the host wrote (one kselftest case a line)
+# and powers off. Each case is bracketed by TOOSMALL:BEGIN/END lines that the
+# host watches for deadlines and the parser reads for attribution.
+#
+# The host's stage dir (path in toosmall.stage= on the kernel command line) is
+# re-bound at /run/toosmall, because the guest's own tmpfs hides the host /tmp:
+#   plan    name<TAB>binary<TAB>harness-name<TAB>timeout, or
+#   exec    a command to run instead of the plan (run.sh --exec)
+#   tests/  the selftest binaries (read-only)
+#   out/    the only writable host dir: the run's OUTPUT/guest
+
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/run/toosmall/out
+
+poweroff_now()
+{
+	echo "TOOSMALL:DONE"
+	echo o >/proc/sysrq-trigger
+	# Power-off is asynchronous; if it never comes the host's deadline ends us.
+	sleep 30
+	exit 1
+}
+
+mount -t proc proc /proc
+stage=$(sed -n 's/.*toosmall\.stage=\([^ ]*\).*/\1/p' /proc/cmdline)
+cd "$stage" || {
+	echo "TOOSMALL:ERROR no stage dir '$stage'"
+	poweroff_now
+}
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mount -t debugfs debugfs /sys/kernel/debug
+mount -t cgroup2 cgroup2 /sys/fs/cgroup
+mount -t tmpfs -o mode=0755 tmpfs /run
+mkdir /run/toosmall
+mount --bind . /run/toosmall
+cd /run/toosmall || poweroff_now
+mount -t tmpfs -o mode=1777 tmpfs /tmp
+
+# Everything but debug messages reaches the console; a task blocked for 10s
+# is reported well before the host's per-test deadline; OOM reports stay short.
+echo "7 4 1 7" >/proc/sys/kernel/printk
+echo 10 >/proc/sys/kernel/hung_task_timeout_secs
+echo 0 >/proc/sys/vm/oom_dump_tasks
+echo +memory >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
+
+echo "TOOSMALL:READY release=$(uname -r)" \
+	"memtotal_kb=$(awk '/^MemTotal/ { print $2 }' /proc/meminfo)"
+
+if [ -f exec ]; then
+	echo "TOOSMALL:BEGIN exec timeout=0"
+	bash exec </dev/null 2>&1
+	echo "TOOSMALL:END exec rc=$?"
+	poweroff_now
+fi
+
+cd tests || poweroff_now
+while IFS=$'\t' read -r name bin hname timeout; do
+	echo "TOOSMALL:BEGIN $name timeout=$timeout"
+	t0=$EPOCHREALTIME
+	timeout -k 5 "$timeout" "./$bin" -r "$hname" </dev/null 2>&1
+	rc=$?
+	echo "TOOSMALL:END $name rc=$rc secs=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f", b - a }')"
+done <../plan
+poweroff_now

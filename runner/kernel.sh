@@ -1,0 +1,148 @@
+# SPDX-License-Identifier: GPL-2.0
+# Stages "source", "configure" and "build": a kernel tree in, a UML binary
+# out, cached in $CACHE/build/<key> where key hashes the tree's real path,
+# the fragments' contents and the profile. The tree is never written: every
+# make runs with O=.
+
+readonly DEFAULT_SRC_PKG=linux-source-6.12
+readonly DEFAULT_SRC_TAR=/usr/src/linux-source-6.12.tar.xz
+readonly UML_MAKE=(ARCH=um SUBARCH=x86_64)
+
+# source_default: unpack Debian's linux-source-6.12 into the cache once, and
+# set SRC to the tree's path. Unpacks into a temporary dir and renames it, so an
+# interrupted unpack leaves no half tree.
+source_default()
+{
+	local ver dir tmp
+
+	[ -f "$DEFAULT_SRC_TAR" ] ||
+		die "$EXIT_MISSING" "$DEFAULT_SRC_TAR missing: apt-get install $DEFAULT_SRC_PKG (or pass --kernel-src DIR)"
+	ver=$(dpkg-query -W -f='${Version}' "$DEFAULT_SRC_PKG" 2>/dev/null)
+	dir="$CACHE/src/$DEFAULT_SRC_PKG-${ver:-unknown}"
+	if [ ! -d "$dir" ]; then
+		mkdir -p "$CACHE/src" || die "$EXIT_USAGE" "cannot create $CACHE/src: use --cache DIR"
+		lock_acquire "$CACHE/src/.lock" 1800
+		if [ ! -d "$dir" ]; then
+			check_space "$CACHE/src" 1600
+			log "unpacking $DEFAULT_SRC_TAR into $dir"
+			tmp=$(mktemp -d "$CACHE/src/.unpack.XXXXXX") ||
+				die "$EXIT_NOSPACE" "cannot create a temporary dir in $CACHE/src"
+			register_cleanup "rm -rf $(printf %q "$tmp")"
+			tar -C "$tmp" -xJf "$DEFAULT_SRC_TAR" ||
+				die "$EXIT_NOSPACE" "unpacking $DEFAULT_SRC_TAR failed (disk full?): free space in $CACHE"
+			mv "$tmp/$DEFAULT_SRC_PKG" "$dir" ||
+				die "$EXIT_INFRA" "cannot move the unpacked tree to $dir"
+			rmdir "$tmp"
+		fi
+	fi
+	SRC=$dir
+}
+
+# source_check DIR: a kernel tree we can build UML from, or die.
+source_check()
+{
+	local src=$1
+
+	[ -d "$src" ] || die "$EXIT_USAGE" "--kernel-src $src: no such directory"
+	[ -f "$src/Makefile" ] && [ -d "$src/arch/um" ] &&
+		[ -x "$src/scripts/kconfig/merge_config.sh" ] ||
+		die "$EXIT_USAGE" "--kernel-src $src is not a kernel tree with arch/um: point it at a Linux source tree"
+	[ -f "$src/tools/testing/selftests/kselftest_harness.h" ] ||
+		die "$EXIT_USAGE" "$src has no tools/testing/selftests/kselftest_harness.h: use a full kernel tree"
+	if [ -f "$src/.config" ] || [ -d "$src/include/config" ]; then
+		die "$EXIT_USAGE" "$src has in-tree build output, which O= builds refuse: run 'make ARCH=um mrproper' there (we never write your tree)"
+	fi
+}
+
+# fragments_check FILE...: every line is blank, a comment or CONFIG_X=value.
+fragments_check()
+{
+	local f bad
+
+	for f in "$@"; do
+		[ -r "$f" ] || die "$EXIT_USAGE" "config fragment $f: not readable"
+		bad=$(grep -nvE '^[[:space:]]*(#.*)?$|^CONFIG_[A-Za-z0-9_]+=([ynm]|-?[0-9]+|0x[0-9a-fA-F]+|"[^"]*")$|^# CONFIG_[A-Za-z0-9_]+ is not set$' "$f" | head -n 1)
+		[ -z "$bad" ] ||
+			die "$EXIT_USAGE" "config fragment $f:${bad%%:*}: not a Kconfig line: '${bad#*:}': fix it (CONFIG_X=y, one a line)"
+	done
+}
+
+# configure SRC BUILD FRAGMENT...: merge fragments onto an empty config,
+# olddefconfig, then insist every requested value survived.
+configure()
+{
+	local src=$1 build=$2 hash dropped line key val
+	shift 2
+
+	hash=$(cat "$@" | short_hash)
+	if [ -f "$build/.config" ] && [ "$(cat "$build/.toosmall-config" 2>/dev/null)" = "$hash" ]; then
+		log "config $hash unchanged"
+		return 0
+	fi
+	log "configuring $build"
+	rm -f "$build/.toosmall-config" "$build/.toosmall-built"
+	if ! (cd "$build" && ARCH=um "$src/scripts/kconfig/merge_config.sh" -m -O "$build" "$@") \
+		>"$build/merge.log" 2>&1 ||
+		! make -C "$src" O="$build" "${UML_MAKE[@]}" olddefconfig >>"$build/merge.log" 2>&1; then
+		die "$EXIT_USAGE" "merging config fragments failed: see $build/merge.log"
+	fi
+	dropped=()
+	while IFS= read -r line; do
+		case "$line" in
+		CONFIG_*=n)
+			key=${line%%=*}
+			grep -q "^$key=" "$build/.config" && dropped+=("$line")
+			;;
+		CONFIG_*=*)
+			key=${line%%=*}
+			val=${line#*=}
+			grep -qxF "$key=$val" "$build/.config" || dropped+=("$line")
+			;;
+		esac
+	done < <(cat "$@")
+	if [ "${#dropped[@]}" -gt 0 ]; then
+		rm -f "$build/.config"
+		die "$EXIT_USAGE" "olddefconfig dropped ${dropped[*]}: an unmet dependency; fix the fragment that asks for it"
+	fi
+	printf '%s\n' "$hash" >"$build/.toosmall-config"
+}
+
+# build SRC BUILD STAMP: make linux unless BUILD/.toosmall-built says STAMP,
+# i.e. this exact tree state and config were already built.
+build()
+{
+	local src=$1 build=$2 stamp=$3 t0
+
+	if [ -n "$stamp" ] && [ -x "$build/linux" ] &&
+		[ "$(cat "$build/.toosmall-built" 2>/dev/null)" = "$stamp" ]; then
+		log "kernel cached: $build/linux"
+		return 0
+	fi
+	check_space "$build" 1000
+	t0=$(now_s)
+	log "building UML kernel in $build (log: $build/build.log)"
+	rm -f "$build/.toosmall-built"
+	if ! make -C "$src" O="$build" "${UML_MAKE[@]}" -j"$(nproc)" linux \
+		>"$build/build.log" 2>&1; then
+		tail -n 20 "$build/build.log" >&2
+		grep -q 'No space left' "$build/build.log" &&
+			die "$EXIT_NOSPACE" "kernel build ran out of disk space in $build: free space or use --cache"
+		die "$EXIT_INFRA" "kernel build failed: see $build/build.log"
+	fi
+	log "kernel built in $(elapsed "$t0")s"
+	[ -z "$stamp" ] || printf '%s\n' "$stamp" >"$build/.toosmall-built"
+}
+
+# build_tests SRC OUTDIR: the selftests, against SRC's kselftest framework.
+build_tests()
+{
+	local src=$1 out=$2
+
+	mkdir -p "$out" || die "$EXIT_USAGE" "cannot create $out"
+	if ! make -C "$TOPDIR/tools/testing/selftests/mm/oom" \
+		KSFT_DIR="$src/tools/testing/selftests" OUTPUT="$out" \
+		>"$out/build.log" 2>&1; then
+		tail -n 20 "$out/build.log" >&2
+		die "$EXIT_INFRA" "building the selftests failed: see $out/build.log"
+	fi
+}

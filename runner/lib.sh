@@ -1,0 +1,101 @@
+# SPDX-License-Identifier: GPL-2.0
+# Common helpers for the toosmall runner: messages, exit codes, cleanup.
+# Sourced by run.sh and its stages; defines functions only.
+
+# Exit codes, one per kind of outcome (also in run.sh --help and README.md).
+readonly EXIT_OK=0	  # every test passed or skipped
+readonly EXIT_FAIL=1	  # a test failed, hung or crashed
+readonly EXIT_USAGE=2	  # bad option, wrong path, broken config fragment
+readonly EXIT_INFRA=3	  # kernel build failed, UML did not boot
+readonly EXIT_MISSING=4	  # a required program or package is missing
+readonly EXIT_NOSPACE=5	  # no space left where the cache or output lives
+
+# Progress goes to stderr so stdout carries only KTAP, the table and totals.
+log()
+{
+	printf '%s\n' "toosmall: $*" >&2
+}
+
+# die CODE MESSAGE: one line that says what to do, then exit with CODE.
+die()
+{
+	local code=$1
+
+	shift
+	printf '%s\n' "toosmall: error: $*" >&2
+	exit "$code"
+}
+
+now_s()
+{
+	date +%s.%N
+}
+
+# elapsed START: seconds since START (from now_s), with one decimal.
+elapsed()
+{
+	awk -v a="$1" -v b="$(now_s)" 'BEGIN { printf "%.1f", b - a }'
+}
+
+# Cleanup stack: register_cleanup CMD...; cleanup runs them newest first.
+# Commands are stored as strings and eval'd: pass quoted words (printf %q).
+CLEANUPS=()
+
+register_cleanup()
+{
+	CLEANUPS+=("$*")
+}
+
+run_cleanups()
+{
+	local i
+
+	for ((i = ${#CLEANUPS[@]} - 1; i >= 0; i--)); do
+		eval "${CLEANUPS[i]}" || true
+	done
+	CLEANUPS=()
+}
+
+# check_space DIR MB: fail with EXIT_NOSPACE unless DIR has MB megabytes free.
+check_space()
+{
+	local dir=$1 need=$2 avail
+
+	avail=$(df -Pm -- "$dir" 2>/dev/null | awk 'NR == 2 { print $4 }')
+	[ -n "$avail" ] || return 0
+	[ "$avail" -ge "$need" ] ||
+		die "$EXIT_NOSPACE" "only ${avail} MB free in $dir, need ${need} MB: free some space or use --cache/--output elsewhere"
+}
+
+# lock_acquire FILE SECONDS: take an exclusive lock on FILE, waiting at most
+# SECONDS; the lock is held until the shell exits (the fd is never closed).
+lock_acquire()
+{
+	local file=$1 secs=$2 fd
+
+	exec {fd}>>"$file" || die "$EXIT_USAGE" "cannot open lock $file: check permissions of the cache dir"
+	if ! flock -n "$fd"; then
+		log "waiting for another run holding $file (at most ${secs}s)"
+		flock -w "$secs" "$fd" ||
+			die "$EXIT_INFRA" "another run held $file for ${secs}s: wait for it or use another --cache"
+	fi
+	LOCK_FDS+=("$fd")
+}
+
+lock_release_all()
+{
+	local fd
+
+	for fd in "${LOCK_FDS[@]}"; do
+		exec {fd}>&-
+	done
+	LOCK_FDS=()
+}
+
+LOCK_FDS=()
+
+# sha256 of stdin, first 16 hex digits.
+short_hash()
+{
+	sha256sum | cut -c1-16
+}

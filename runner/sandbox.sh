@@ -1,0 +1,67 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# sandbox.sh STAGE UID -- CMD...
+#
+# Runs inside a private mount namespace (run.sh starts it with unshare) and
+# then execs CMD, the UML kernel. Before that it makes every mount read-only,
+# so neither UML nor the guest (whose root is the host's / over hostfs) can
+# write the host, except for three places:
+#   STAGE/out  the run's guest output dir (bind of OUTPUT/guest)
+#   STAGE/uml  UML's uml_dir (mconsole socket, pid file)
+#   STAGE/tmp  a tmpfs private to this namespace, for UML's memory file
+# STAGE/{linux,init,tests} are read-only binds of the kernel, the guest init
+# and the selftests, so that the unprivileged UID needs no access to the
+# cache. UID, when not empty, is the user CMD runs as (run.sh passes an
+# unprivileged one when it is root).
+#
+# Inputs come from the environment: TS_KERNEL, TS_INIT, TS_TESTS, TS_OUT,
+# TS_TMP_MB. Any failure exits 125 before CMD runs.
+
+set -u
+
+fail()
+{
+	printf 'toosmall-sandbox: %s\n' "$*" >&2
+	exit 125
+}
+
+stage=$1
+uid=$2
+shift 3
+
+mount --bind "$TS_KERNEL" "$stage/linux" || fail "bind kernel"
+mount --bind "$TS_INIT" "$stage/init" || fail "bind init"
+mount --bind "$TS_TESTS" "$stage/tests" || fail "bind tests"
+mount --bind "$TS_OUT" "$stage/out" || fail "bind out"
+mount --bind "$stage/uml" "$stage/uml" || fail "bind uml_dir"
+mount -t tmpfs -o "size=${TS_TMP_MB}m,mode=1777" toosmall "$stage/tmp" ||
+	fail "mount tmpfs"
+
+# Every other mount, in this namespace only, becomes read-only. Mount points
+# in mountinfo escape blanks as octal (\040); printf %b decodes them.
+while read -r _ _ _ _ mp _; do
+	mp=$(printf '%b' "$mp")
+	case "$mp" in
+	"$stage/out" | "$stage/uml" | "$stage/tmp") continue ;;
+	esac
+	mount -o remount,bind,ro "$mp" 2>/dev/null
+done </proc/self/mountinfo
+
+# Trust, but verify: the places a guest would aim for must refuse writes.
+# (Root here may bypass permissions, but not a read-only mount.)
+for dir in / "$stage" "${HOME:-/}" /tmp /var/tmp "$(dirname "$TS_OUT")"; do
+	probe="$dir/.toosmall-probe.$$"
+	if (: >"$probe") 2>/dev/null; then
+		rm -f "$probe"
+		fail "$dir is still writable after remounting read-only"
+	fi
+done
+
+cd "$stage/tmp" || fail "cd $stage/tmp"
+export TMPDIR="$stage/tmp"
+if [ -n "$uid" ]; then
+	exec setpriv --reuid="$uid" --regid="$uid" --clear-groups \
+		--no-new-privs -- "$@"
+fi
+exec "$@"

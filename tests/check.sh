@@ -1,0 +1,319 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The project's own tests: `make check`. Runs, in order of cost:
+#   lint      shellcheck on the shell, checkpatch and clang-format on the C
+#   parser    runner/test_toosmall.py on the captured logs in fixtures/logs
+#   cli       bad input gets a one-line error and its own exit code
+#   uml       real runs in UML: the suite, a guest's escape attempts, the
+#             kernel cache, Ctrl-C cleanup, a prebuilt kernel without
+#             fault injection, and the verdicts against known-issues
+# Each check prints "ok" or "not ok" with its name; the last line is
+# "N passed, N failed, N skipped". Usage: tests/check.sh [GROUP...]
+
+set -u
+
+TOPDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$TOPDIR" || exit 2
+: "${CHECK_CACHE:=${TOOSMALL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/toosmall}}"
+export TOOSMALL_CACHE=$CHECK_CACHE
+
+PASSED=0
+FAILED=0
+SKIPPED=0
+N=0
+SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/toosmall-check.XXXXXX") || exit 2
+trap 'rm -rf "$SCRATCH"' EXIT
+
+ok()
+{
+	N=$((N + 1))
+	PASSED=$((PASSED + 1))
+	echo "ok $N $1"
+}
+
+not_ok()
+{
+	N=$((N + 1))
+	FAILED=$((FAILED + 1))
+	echo "not ok $N $1"
+	shift
+	[ $# -eq 0 ] || printf '#   %s\n' "$@"
+}
+
+skip()
+{
+	N=$((N + 1))
+	SKIPPED=$((SKIPPED + 1))
+	echo "ok $N $1 # SKIP $2"
+}
+
+# expect NAME CMD...: ok if CMD succeeds, else not ok with its last output.
+expect()
+{
+	local name=$1 out
+
+	shift
+	if out=$("$@" 2>&1); then
+		ok "$name"
+	else
+		not_ok "$name" "$(printf '%s\n' "$out" | tail -n 15)"
+	fi
+}
+
+# Never wait without a deadline, even in our own tests.
+run_bounded()
+{
+	local secs=$1
+
+	shift
+	timeout -k 10 "$secs" "$@"
+}
+
+ksrc()
+{
+	local d
+
+	for d in "$TOOSMALL_CACHE"/src/linux-source-6.12-*/; do
+		[ -f "$d/scripts/checkpatch.pl" ] && { printf '%s\n' "${d%/}"; return 0; }
+	done
+	return 1
+}
+
+check_lint()
+{
+	local sh_files c_files src f out bad=0
+
+	mapfile -t sh_files < <(git ls-files '*.sh' run.sh .ci/run; ls runner/*.sh tests/*.sh 2>/dev/null)
+	mapfile -t sh_files < <(printf '%s\n' "${sh_files[@]}" | sort -u)
+	if command -v shellcheck >/dev/null; then
+		expect "lint: shellcheck ${#sh_files[@]} shell files" \
+			shellcheck -x "${sh_files[@]}"
+	else
+		skip "lint: shellcheck" "shellcheck not installed (apt-get install shellcheck)"
+	fi
+
+	mapfile -t c_files < <(ls tools/testing/selftests/mm/oom/*.[ch] 2>/dev/null)
+	if ! src=$(ksrc); then
+		skip "lint: checkpatch" "no unpacked kernel tree yet (run ./run.sh --build-only)"
+		return
+	fi
+	out=$("$src/scripts/checkpatch.pl" --no-tree --quiet --show-types \
+		--ignore ENOSYS,STRNCPY -f "${c_files[@]}" 2>&1) && [ -z "$out" ] &&
+		ok "lint: checkpatch --no-tree on ${#c_files[@]} C files" ||
+		not_ok "lint: checkpatch --no-tree on ${#c_files[@]} C files" "$(printf '%s\n' "$out" | head -n 20)"
+	if command -v clang-format >/dev/null; then
+		for f in "${c_files[@]}"; do
+			clang-format --style="file:$src/.clang-format" "$f" | cmp -s - "$f" ||
+				{ bad=1; echo "#   $f differs from clang-format"; }
+		done
+		[ "$bad" = 0 ] && ok "lint: clang-format (kernel style) on ${#c_files[@]} C files" ||
+			not_ok "lint: clang-format (kernel style)"
+	else
+		skip "lint: clang-format" "clang-format not installed"
+	fi
+}
+
+check_parser()
+{
+	local out
+
+	if out=$(python3 runner/test_toosmall.py 2>&1); then
+		ok "parser: $(printf '%s\n' "$out" | grep -E '^Ran [0-9]+ tests')"
+	else
+		not_ok "parser: runner/test_toosmall.py" "$(printf '%s\n' "$out" | tail -n 25)"
+	fi
+}
+
+# expect_exit NAME CODE PATTERN CMD...: CMD exits CODE and says PATTERN on a
+# single stderr line.
+expect_exit()
+{
+	local name=$1 code=$2 pat=$3 err rc
+
+	shift 3
+	err=$("$@" 2>&1 >/dev/null)
+	rc=$?
+	if [ "$rc" = "$code" ] && printf '%s\n' "$err" | grep -qE "$pat" &&
+		[ "$(printf '%s\n' "$err" | grep -c 'error:')" = 1 ]; then
+		ok "$name (exit $rc)"
+	else
+		not_ok "$name" "exit $rc (want $code), stderr:" "$err"
+	fi
+}
+
+check_cli()
+{
+	local frag="$SCRATCH/broken.config"
+
+	printf 'CONFIG_HOSTFS=y\nthis is not kconfig\n' >"$frag"
+	expect_exit "cli: unknown option" 2 "unknown option '--bogus'" ./run.sh --bogus
+	expect_exit "cli: option without value" 2 "--mem needs a value" ./run.sh --mem
+	expect_exit "cli: bad --mem" 2 "--mem 12M: UML needs at least 13M" ./run.sh --mem 12M
+	expect_exit "cli: debug profile needs memory" 2 "needs --mem 64M" ./run.sh --profile debug --mem 32M
+	expect_exit "cli: wrong --kernel-src" 2 "no such directory" ./run.sh --kernel-src /nonexistent/linux
+	expect_exit "cli: --kernel-src not a kernel tree" 2 "not a kernel tree" ./run.sh --kernel-src "$SCRATCH"
+	expect_exit "cli: --kernel not executable" 2 "not an executable" ./run.sh --kernel /etc/passwd
+	expect_exit "cli: --parse missing log" 2 "not readable" ./run.sh --parse /nonexistent.log
+	expect_exit "cli: broken config fragment" 2 "broken.config:2: not a Kconfig line" \
+		run_bounded 600 ./run.sh --config "$frag" --build-only
+	printf 'CONFIG_HOSTFS=y\nCONFIG_TOOSMALL_NO_SUCH_OPTION=y\n' >"$frag"
+	expect_exit "cli: dropped config option named" 2 "dropped CONFIG_TOOSMALL_NO_SUCH_OPTION=y" \
+		run_bounded 600 ./run.sh --config "$frag" --build-only
+	expect_exit "cli: unwritable cache" 2 "not writable" \
+		env TOOSMALL_CACHE=/proc/toosmall ./run.sh --build-only
+	expect_exit "cli: no test matches filter" 2 "no test matches" \
+		run_bounded 900 ./run.sh --filter 'no-such-test*'
+}
+
+# The real thing: the default suite in UML, with every result file.
+check_uml_suite()
+{
+	local out="$SCRATCH/suite" rc f
+
+	run_bounded 2400 ./run.sh --output "$out" >"$SCRATCH/suite.stdout" 2>"$SCRATCH/suite.stderr"
+	rc=$?
+	for f in console.log results.ktap junit.xml results.json; do
+		[ -s "$out/$f" ] || { not_ok "uml: suite wrote $f" "exit $rc" "$(tail -n 5 "$SCRATCH/suite.stderr")"; return; }
+	done
+	ok "uml: suite ran and wrote console.log, results.ktap, junit.xml, results.json"
+	if tail -n 1 "$SCRATCH/suite.stdout" | grep -qE '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped'; then
+		ok "uml: suite stdout ends with the totals line"
+	else
+		not_ok "uml: suite stdout ends with the totals line" "$(tail -n 3 "$SCRATCH/suite.stdout")"
+	fi
+	grep -q '^KTAP version 1' "$SCRATCH/suite.stdout" &&
+		ok "uml: suite printed KTAP" || not_ok "uml: suite printed KTAP"
+	python3 runner/test_toosmall.py --check-run "$out" "$TOPDIR/known-issues" >"$SCRATCH/verdicts" 2>&1
+	if [ $? = 0 ] && [ "$rc" = 0 ]; then
+		ok "uml: every verdict on the default kernel is a pass, a skip with a reason, or a written-up finding"
+	else
+		not_ok "uml: every verdict on the default kernel is a pass, a skip with a reason, or a written-up finding" \
+			"run.sh exit $rc" "$(cat "$SCRATCH/verdicts")"
+	fi
+}
+
+# Isolation: a guest that tries every known way out must not write the host,
+# and must still be able to write its output dir.
+check_uml_isolation()
+{
+	local out="$SCRATCH/iso" canary="$TOPDIR/.escape-canary" cmd got
+
+	rm -f "$canary" /tmp/.toosmall-escape "$HOME/.toosmall-escape"
+	cmd="set -x
+		echo escaped > $canary
+		echo escaped > $HOME/.toosmall-escape
+		mount -o remount,rw / && echo escaped > $canary
+		mkdir -p /run/x && mount -t hostfs none /run/x -o / && echo escaped > /run/x$canary
+		mount -t hostfs none /run/x -o ../../.. && echo escaped > /run/x/.toosmall-escape
+		mount -t hostfs none /run/x -o /tmp && echo escaped > /run/x/.toosmall-escape
+		echo written > /run/toosmall/out/inside"
+	run_bounded 300 ./run.sh --output "$out" --exec "$cmd" >"$SCRATCH/iso.stdout" 2>&1
+	got=""
+	for f in "$canary" "$HOME/.toosmall-escape" /tmp/.toosmall-escape /.toosmall-escape; do
+		[ -e "$f" ] && got="$got $f"
+	done
+	if [ -z "$got" ] && [ "$(cat "$out/guest/inside" 2>/dev/null)" = written ] &&
+		grep -q 'mount -o remount,rw /' "$SCRATCH/iso.stdout"; then
+		ok "uml: guest cannot write the host outside its output dir (5 escape attempts), can write OUTPUT/guest"
+	else
+		not_ok "uml: guest cannot write the host outside its output dir" "escaped to:$got" \
+			"$(tail -n 20 "$SCRATCH/iso.stdout")"
+	fi
+	rm -f "$canary" "$HOME/.toosmall-escape" /tmp/.toosmall-escape
+}
+
+# A second run with nothing changed must not run make at all.
+check_uml_cache()
+{
+	local log="$SCRATCH/cache.log" before after
+
+	before=$(stat -c %Y "$(ls -d "$TOOSMALL_CACHE"/build/*/linux | head -n 1)" 2>/dev/null)
+	run_bounded 600 ./run.sh --build-only >"$log" 2>&1
+	after=$(stat -c %Y "$(ls -d "$TOOSMALL_CACHE"/build/*/linux | head -n 1)" 2>/dev/null)
+	if grep -q 'kernel cached' "$log" && ! grep -q 'building UML kernel' "$log" &&
+		[ -n "$before" ] && [ "$before" = "$after" ]; then
+		ok "uml: second build with nothing changed rebuilds nothing"
+	else
+		not_ok "uml: second build with nothing changed rebuilds nothing" "$(cat "$log")"
+	fi
+}
+
+# Ctrl-C in the middle of a run leaves no UML, no umid dir, no temp dir.
+check_uml_interrupt()
+{
+	local pid t before_tmp after_tmp left
+
+	before_tmp=$(ls -d "${TMPDIR:-/tmp}"/toosmall.* 2>/dev/null | sort)
+	./run.sh --output "$SCRATCH/int" --exec 'sleep 120' >"$SCRATCH/int.log" 2>&1 &
+	pid=$!
+	for t in $(seq 1 300); do
+		grep -q 'TOOSMALL:BEGIN exec' "$SCRATCH/int/console.log" 2>/dev/null && break
+		sleep 0.2
+	done
+	kill -INT "$pid"
+	if ! timeout 60 tail --pid="$pid" -f /dev/null; then
+		kill -KILL "$pid"
+		not_ok "uml: Ctrl-C mid-run" "run.sh still running 60s after SIGINT"
+		return
+	fi
+	left=$(pgrep -f "umid=toosmall-$pid-" || true)
+	after_tmp=$(ls -d "${TMPDIR:-/tmp}"/toosmall.* 2>/dev/null | sort)
+	if [ -z "$left" ] && [ "$before_tmp" = "$after_tmp" ]; then
+		ok "uml: Ctrl-C mid-run leaves no UML process and no temp or umid dir"
+	else
+		not_ok "uml: Ctrl-C mid-run leaves nothing behind" "processes: $left" \
+			"temp dirs: $(comm -13 <(echo "$before_tmp") <(echo "$after_tmp"))"
+		[ -z "$left" ] || kill -KILL $left
+	fi
+}
+
+# Debian's prebuilt UML 6.1 has no fault injection: every test must skip
+# with a reason, none may fail.
+check_uml_prebuilt()
+{
+	local out="$SCRATCH/pre" rc
+
+	if [ ! -x /usr/bin/linux.uml ]; then
+		skip "uml: prebuilt kernel skips" "no /usr/bin/linux.uml (apt-get install user-mode-linux)"
+		return
+	fi
+	run_bounded 900 ./run.sh --kernel /usr/bin/linux.uml --output "$out" >"$SCRATCH/pre.log" 2>&1
+	rc=$?
+	if [ "$rc" = 0 ] && python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+bad = [t for t in r["tests"] if t["status"] != "skip" or not t["reason"]]
+sys.exit(1 if bad or not r["tests"] else 0)' "$out/results.json"; then
+		ok "uml: on Debian's linux.uml (no fault injection) every test skips with a reason"
+	else
+		not_ok "uml: on Debian's linux.uml every test skips with a reason" "exit $rc" "$(tail -n 15 "$SCRATCH/pre.log")"
+	fi
+}
+
+main()
+{
+	local groups=("$@") g
+
+	[ ${#groups[@]} -gt 0 ] || groups=(lint parser cli uml)
+	for g in "${groups[@]}"; do
+		case "$g" in
+		lint) check_lint ;;
+		parser) check_parser ;;
+		cli) check_cli ;;
+		uml)
+			check_uml_suite
+			check_uml_isolation
+			check_uml_cache
+			check_uml_interrupt
+			check_uml_prebuilt
+			;;
+		*) echo "unknown group $g" >&2; exit 2 ;;
+		esac
+	done
+	echo "1..$N"
+	echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
+	[ "$FAILED" = 0 ]
+}
+
+main "$@"

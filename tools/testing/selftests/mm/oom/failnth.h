@@ -1,0 +1,614 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * fail-nth sweep engine
+ *
+ * Writing n to /proc/thread-self/fail-nth makes the n-th should_fail() call
+ * of this thread fail: a failslab or fail_page_alloc injection point, that
+ * is, a small allocation. A sweep runs one action (one syscall) for n = 1,
+ * 2, ... until the n-th point is never reached, and classifies each point:
+ *
+ *  - the fault did not fire: the action made fewer than n calls, the sweep
+ *    is over; this last run has no injected fault and must succeed;
+ *  - success despite the fault (a fallback path);
+ *  - a clean errno, one of the scenario's allowed list;
+ *  - wrong: any other errno, or a check found a half-done effect, a lost
+ *    inode or a leaked fd. The test fails and logs the point.
+ *
+ * Every point must leave nothing behind: the scenario checks that a success
+ * did what it should and a failure did nothing, then undoes the effect; the
+ * engine checks that no fd was leaked. One summary line per sweep, for the
+ * runner:
+ *
+ *   # failnth <scenario>: points=<n> success=<a> errno=<b> wrong=<c> (ENOMEM:<x> ...)
+ *
+ * where points = success + errno, the histogram sums to errno, and wrong
+ * counts the runs that went wrong (the final one without a fault included).
+ * Set FAILNTH_VERBOSE=1 in the environment for one "# n=..." line per point.
+ *
+ * The helpers are static functions in a header, not a library, because the
+ * ones that assert need kselftest_harness.h's _metadata and macros, which
+ * only work within the test's own translation unit (as landlock's
+ * common.h). One sweep runs at a time in a process.
+ */
+
+#ifndef __SELFTESTS_MM_OOM_FAILNTH_H
+#define __SELFTESTS_MM_OOM_FAILNTH_H
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/vfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+
+#define FAILNTH_PROC "/proc/thread-self/fail-nth"
+#define FAILNTH_DEBUGFS "/sys/kernel/debug"
+
+/*
+ * A bound on one sweep. Hitting it is a failure: either the call path grew
+ * and the bound must follow, or the action never stops reaching the n-th
+ * point.
+ */
+#define FAILNTH_MAX_POINTS 10000
+
+/* Distinct errnos a sweep keeps apart in its histogram. */
+#define FAILNTH_MAX_ERRNOS 16
+
+struct failnth_scenario {
+	/* In the summary line and in every failure. */
+	const char *name;
+	/* Clean errnos besides success, 0-terminated. */
+	const int *allowed;
+	/* Bound on the whole sweep, below the test's TEST_F_TIMEOUT. */
+	unsigned int deadline_s;
+	/* debugfs verbose level of failslab and fail_page_alloc (0..2). */
+	int fault_verbose;
+	/* Passed to every callback. */
+	void *arg;
+	/* Before each point, without injection. Optional. */
+	void (*prepare)(struct __test_metadata *_metadata, void *arg);
+	/* The call under test: >= 0 on success, else -errno. */
+	int (*action)(void *arg);
+	/* Whether the effect matches @ret; if not, what it found in @why. */
+	bool (*check)(void *arg, int ret, char *why, size_t size);
+	/* Undoes the effect of @ret, without injection. */
+	void (*cleanup)(struct __test_metadata *_metadata, void *arg, int ret);
+	/* After cleanup: whether nothing was lost. Optional. */
+	bool (*settled)(void *arg, char *why, size_t size);
+};
+
+struct failnth_stats {
+	int points;
+	int success;
+	int errnos;
+	int wrong;
+	int nr_seen;
+	struct {
+		int err;
+		int count;
+	} seen[FAILNTH_MAX_ERRNOS];
+	/* Errnos beyond FAILNTH_MAX_ERRNOS distinct ones. */
+	int other;
+};
+
+/* Returns NULL when fail-nth and its knobs are usable, else why not. */
+static const char *failnth_probe(void)
+{
+	struct statfs sfs;
+
+	if (access(FAILNTH_PROC, F_OK))
+		return "fail-nth missing: needs CONFIG_FAULT_INJECTION (and CONFIG_FAULT_INJECTION_DEBUG_FS for the knobs)";
+	if (geteuid())
+		return "must be root: the fail-nth knobs are in debugfs";
+	if (statfs(FAILNTH_DEBUGFS, &sfs) || sfs.f_type != DEBUGFS_MAGIC)
+		return "debugfs not mounted: mount -t debugfs none /sys/kernel/debug";
+	if (access(FAILNTH_DEBUGFS "/failslab", F_OK))
+		return "failslab knobs missing: needs CONFIG_FAILSLAB and CONFIG_FAULT_INJECTION_DEBUG_FS";
+	if (access(FAILNTH_DEBUGFS "/fail_page_alloc", F_OK))
+		return "fail_page_alloc knobs missing: needs CONFIG_FAIL_PAGE_ALLOC and CONFIG_FAULT_INJECTION_DEBUG_FS";
+	return NULL;
+}
+
+/*
+ * Returns NULL when a sweep can run, else the reason to skip, in words a
+ * person can act on. Probed once per process.
+ */
+static const char *failnth_missing(void)
+{
+	static const char *reason;
+	static bool probed;
+
+	if (!probed) {
+		reason = failnth_probe();
+		probed = true;
+	}
+	return reason;
+}
+
+/*
+ * The knobs a sweep sets: every small allocation can be injected, sleeping
+ * (GFP_KERNEL) and highmem/user ones included, from order 0 up. The last two
+ * are the verbose levels, set from the scenario.
+ */
+static const char *const failnth_knob_path[] = {
+	FAILNTH_DEBUGFS "/failslab/ignore-gfp-wait",
+	FAILNTH_DEBUGFS "/fail_page_alloc/ignore-gfp-wait",
+	FAILNTH_DEBUGFS "/fail_page_alloc/ignore-gfp-highmem",
+	FAILNTH_DEBUGFS "/fail_page_alloc/min-order",
+	FAILNTH_DEBUGFS "/failslab/verbose",
+	FAILNTH_DEBUGFS "/fail_page_alloc/verbose",
+};
+
+#define FAILNTH_KNOBS ARRAY_SIZE(failnth_knob_path)
+
+/*
+ * The values found before a sweep. Global so that a signal handler can put
+ * them back: knobs [0, nr_saved) must be restored.
+ */
+static struct {
+	char old[FAILNTH_KNOBS][24];
+	int nr_saved;
+} failnth_saved;
+
+/* Writes @val to the knob at @path; returns 0 or -errno. Signal-safe. */
+static int failnth_knob_write(const char *path, const char *val)
+{
+	size_t len = strlen(val);
+	ssize_t ret;
+	int fd, err;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = write(fd, val, len);
+	err = ret < 0 ? -errno : (size_t)ret == len ? 0 : -EIO;
+	close(fd);
+	return err;
+}
+
+/* Reads the knob at @path into @val, without newline; returns 0 or -errno. */
+static int failnth_knob_read(const char *path, char *val, size_t size)
+{
+	ssize_t len;
+	int fd, err;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	len = read(fd, val, size - 1);
+	err = len < 0 ? -errno : len == 0 ? -ENODATA : 0;
+	close(fd);
+	if (err)
+		return err;
+	val[len] = '\0';
+	val[strcspn(val, "\n")] = '\0';
+	return 0;
+}
+
+/*
+ * Puts back the knobs a sweep changed, last first; a no-op when none are
+ * changed. Returns 0 or the first -errno. Signal-safe: the sweep and
+ * FIXTURE_TEARDOWN call it, and so do the exit and fatal-signal paths
+ * below. Those matter: after a failed ASSERT in a TEST_F body, the 6.12
+ * kselftest_harness.h built with -O2 skips the teardown and abort()s (its
+ * "child" is not volatile across the longjmp()).
+ */
+static int failnth_knobs_restore(void)
+{
+	int err = 0, ret;
+
+	while (failnth_saved.nr_saved > 0) {
+		int i = failnth_saved.nr_saved - 1;
+
+		ret = failnth_knob_write(failnth_knob_path[i],
+					 failnth_saved.old[i]);
+		if (ret && !err)
+			err = ret;
+		failnth_saved.nr_saved = i;
+	}
+	return err;
+}
+
+static void failnth_knobs_atexit(void)
+{
+	failnth_knobs_restore();
+}
+
+static void failnth_knobs_on_signal(int sig)
+{
+	failnth_knobs_restore();
+	/* SA_RESETHAND: this delivers the default action. */
+	raise(sig);
+}
+
+/* Installs the exit and fatal-signal restorers, once per process. */
+static int failnth_knobs_guard(void)
+{
+	static const int fatal[] = { SIGABRT, SIGBUS, SIGSEGV, SIGTERM };
+	static bool guarded;
+	struct sigaction sa = {
+		.sa_handler = failnth_knobs_on_signal,
+		.sa_flags = SA_RESETHAND,
+	};
+	size_t i;
+
+	if (guarded)
+		return 0;
+	if (atexit(failnth_knobs_atexit))
+		return -ENOMEM;
+	for (i = 0; i < ARRAY_SIZE(fatal); i++)
+		if (sigaction(fatal[i], &sa, NULL))
+			return -errno;
+	guarded = true;
+	return 0;
+}
+
+/*
+ * Opens every small allocation to injection, after saving the old values;
+ * @verbose is the level of the fault reports (2 prints a stack per injected
+ * fault). On error puts back what it changed. Returns 0 or -errno.
+ */
+static int failnth_knobs_set(int verbose)
+{
+	const char level[2] = { '0' + (verbose & 3), '\0' };
+	const char *const val[FAILNTH_KNOBS] = { "N", "N",   "N",
+						 "0", level, level };
+	size_t i;
+	int err;
+
+	if (failnth_saved.nr_saved)
+		return -EBUSY;
+	err = failnth_knobs_guard();
+	if (err)
+		return err;
+	for (i = 0; i < FAILNTH_KNOBS; i++) {
+		err = failnth_knob_read(failnth_knob_path[i],
+					failnth_saved.old[i],
+					sizeof(failnth_saved.old[i]));
+		if (err)
+			break;
+		failnth_saved.nr_saved = i + 1;
+		err = failnth_knob_write(failnth_knob_path[i], val[i]);
+		if (err)
+			break;
+	}
+	if (err)
+		failnth_knobs_restore();
+	return err;
+}
+
+/* Counts this process's open fds; returns the count or -errno. */
+static int failnth_count_fds(void)
+{
+	struct dirent *de;
+	DIR *dir;
+	int nr = 0;
+
+	dir = opendir("/proc/self/fd");
+	if (!dir)
+		return -errno;
+	while ((de = readdir(dir)))
+		if (de->d_name[0] != '.')
+			nr++;
+	closedir(dir);
+	return nr;
+}
+
+/* Arms @fd (fail-nth) so that the @n-th point fails; returns 0 or -errno. */
+static int failnth_arm(int fd, int n)
+{
+	char buf[16];
+	int len;
+
+	len = snprintf(buf, sizeof(buf), "%d", n);
+	if (pwrite(fd, buf, len, 0) != len)
+		return -errno;
+	return 0;
+}
+
+/*
+ * Reads whether the armed fault fired, then disarms: 1 if it fired, 0 if
+ * not, or -errno. Nothing runs between the action and the read that could
+ * reach an injection point and consume the count: the buffer is on the
+ * locked stack. A fail_usercopy fault (CONFIG_FAULT_INJECTION_USERCOPY)
+ * in the read or the write means the count was still running, as
+ * iommufd_fail_nth.c found.
+ */
+static int failnth_disarm(int fd)
+{
+	char buf[16];
+	ssize_t len;
+
+	len = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (len < 0 && errno == EFAULT)
+		len = snprintf(buf, sizeof(buf), "1\n");
+	if (pwrite(fd, "0", 1, 0) != 1 &&
+	    (errno != EFAULT || pwrite(fd, "0", 1, 0) != 1))
+		return -errno;
+	if (len <= 0)
+		return len < 0 ? -errno : -ENODATA;
+	buf[len] = '\0';
+	return strtoul(buf, NULL, 10) == 0;
+}
+
+/* clang-format off */
+#define FAILNTH_ERRNO(e) { e, #e }
+static const struct {
+	int err;
+	const char *name;
+} failnth_errnos[] = {
+	FAILNTH_ERRNO(EPERM), FAILNTH_ERRNO(ENOENT), FAILNTH_ERRNO(EINTR),
+	FAILNTH_ERRNO(EIO), FAILNTH_ERRNO(EBADF), FAILNTH_ERRNO(EAGAIN),
+	FAILNTH_ERRNO(ENOMEM), FAILNTH_ERRNO(EACCES), FAILNTH_ERRNO(EFAULT),
+	FAILNTH_ERRNO(EBUSY), FAILNTH_ERRNO(EEXIST), FAILNTH_ERRNO(ENOTDIR),
+	FAILNTH_ERRNO(EISDIR), FAILNTH_ERRNO(EINVAL), FAILNTH_ERRNO(ENFILE),
+	FAILNTH_ERRNO(EMFILE), FAILNTH_ERRNO(EFBIG), FAILNTH_ERRNO(ENOSPC),
+	FAILNTH_ERRNO(EROFS), FAILNTH_ERRNO(ERANGE),
+	FAILNTH_ERRNO(ENAMETOOLONG), FAILNTH_ERRNO(ENOSYS),
+	FAILNTH_ERRNO(ENOTEMPTY), FAILNTH_ERRNO(ENODATA),
+	FAILNTH_ERRNO(EOVERFLOW), FAILNTH_ERRNO(EOPNOTSUPP),
+	FAILNTH_ERRNO(ENOBUFS), FAILNTH_ERRNO(ETIMEDOUT), FAILNTH_ERRNO(EDQUOT),
+};
+#undef FAILNTH_ERRNO
+/* clang-format on */
+
+/* The symbolic name of @err, or "errno<err>" in @buf. */
+static const char *failnth_errno_name(int err, char *buf, size_t size)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(failnth_errnos); i++)
+		if (failnth_errnos[i].err == err)
+			return failnth_errnos[i].name;
+	snprintf(buf, size, "errno%d", err);
+	return buf;
+}
+
+static bool failnth_allowed(const struct failnth_scenario *sc, int err)
+{
+	const int *a;
+
+	for (a = sc->allowed; a && *a; a++)
+		if (*a == err)
+			return true;
+	return false;
+}
+
+/* Counts @err in the histogram, which is kept sorted by errno. */
+static void failnth_count_errno(struct failnth_stats *st, int err)
+{
+	int i, j;
+
+	st->errnos++;
+	for (i = 0; i < st->nr_seen && st->seen[i].err < err; i++)
+		;
+	if (i < st->nr_seen && st->seen[i].err == err) {
+		st->seen[i].count++;
+		return;
+	}
+	if (st->nr_seen == FAILNTH_MAX_ERRNOS) {
+		st->other++;
+		return;
+	}
+	for (j = st->nr_seen; j > i; j--)
+		st->seen[j] = st->seen[j - 1];
+	st->seen[i].err = err;
+	st->seen[i].count = 1;
+	st->nr_seen++;
+}
+
+static void failnth_print_summary(const struct failnth_scenario *sc,
+				  const struct failnth_stats *st)
+{
+	char hist[512], name[16];
+	size_t len = 0;
+	int i;
+
+	hist[0] = '\0';
+	for (i = 0; i < st->nr_seen && len < sizeof(hist); i++)
+		len += snprintf(
+			hist + len, sizeof(hist) - len, "%s%s:%d", i ? " " : "",
+			failnth_errno_name(st->seen[i].err, name, sizeof(name)),
+			st->seen[i].count);
+	if (st->other && len < sizeof(hist))
+		snprintf(hist + len, sizeof(hist) - len, "%sother:%d",
+			 len ? " " : "", st->other);
+	ksft_print_msg(
+		"failnth %s: points=%d success=%d errno=%d wrong=%d (%s)\n",
+		sc->name, st->points, st->success, st->errnos, st->wrong, hist);
+}
+
+static bool failnth_verbose(void)
+{
+	static int verbose = -1;
+
+	if (verbose < 0) {
+		const char *env = getenv("FAILNTH_VERBOSE");
+
+		verbose = env && *env && strcmp(env, "0");
+	}
+	return verbose;
+}
+
+/*
+ * One point: set up, inject at @n, run the action, check, clean up. Returns
+ * 1 if the fault fired, 0 if not (the sweep is over), -1 when the sweep
+ * itself broke (already reported).
+ */
+static int failnth_point(struct __test_metadata *_metadata,
+			 const struct failnth_scenario *sc, int fd, int n,
+			 struct failnth_stats *st)
+{
+	char why[256], name[16];
+	const char *outcome;
+	int fds, ret, fired;
+	bool ok = true;
+
+	why[0] = '\0';
+	fds = failnth_count_fds();
+	EXPECT_LE(0, fds)
+	{
+		TH_LOG("%s: n=%d: counting fds: %s", sc->name, n,
+		       strerror(-fds));
+	}
+	if (fds < 0)
+		return -1;
+	if (sc->prepare)
+		sc->prepare(_metadata, sc->arg);
+
+	ret = failnth_arm(fd, n);
+	EXPECT_EQ(0, ret)
+	{
+		TH_LOG("%s: n=%d: arming %s: %s", sc->name, n, FAILNTH_PROC,
+		       strerror(-ret));
+	}
+	if (ret)
+		return -1;
+	/* Between arm and disarm: no stdio, no asserts, no new memory. */
+	ret = sc->action(sc->arg);
+	fired = failnth_disarm(fd);
+	EXPECT_LE(0, fired)
+	{
+		TH_LOG("%s: n=%d: reading back %s: %s", sc->name, n,
+		       FAILNTH_PROC, strerror(-fired));
+	}
+	if (fired < 0)
+		return -1;
+
+	outcome = ret >= 0 ? "success" :
+			     failnth_errno_name(-ret, name, sizeof(name));
+	if (fired) {
+		st->points++;
+		if (ret >= 0)
+			st->success++;
+		else
+			failnth_count_errno(st, -ret);
+	}
+	if (ret < 0 && !fired) {
+		snprintf(why, sizeof(why), "failed without an injected fault");
+		ok = false;
+	} else if (ret < 0 && !failnth_allowed(sc, -ret)) {
+		snprintf(why, sizeof(why), "errno not in the allowed list");
+		ok = false;
+	}
+	if (ok)
+		ok = sc->check(sc->arg, ret, why, sizeof(why));
+	sc->cleanup(_metadata, sc->arg, ret);
+	if (ok && sc->settled)
+		ok = sc->settled(sc->arg, why, sizeof(why));
+	if (ok && failnth_count_fds() != fds) {
+		snprintf(why, sizeof(why), "%d fds open, %d before: fd leaked",
+			 failnth_count_fds(), fds);
+		ok = false;
+	}
+
+	if (failnth_verbose())
+		ksft_print_msg("n=%d fired=%d outcome=%s%s%s\n", n, fired,
+			       outcome, ok ? "" : " wrong: ", why);
+	EXPECT_TRUE(ok)
+	{
+		TH_LOG("%s: n=%d: %s: %s", sc->name, n, outcome, why);
+	}
+	if (!ok)
+		st->wrong++;
+	return fired;
+}
+
+static double failnth_elapsed(const struct timespec *start)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return now.tv_sec - start->tv_sec +
+	       (now.tv_nsec - start->tv_nsec) / 1e9;
+}
+
+/*
+ * Sweeps every injection point of @sc's action, then prints the summary.
+ * The knobs are put back on return; the fixture's teardown calls
+ * failnth_knobs_restore() too, for an ASSERT in a callback.
+ */
+static void failnth_sweep(struct __test_metadata *_metadata,
+			  const struct failnth_scenario *sc)
+{
+	struct failnth_stats st = {};
+	bool timed_out = false;
+	struct timespec start;
+	int fd, n, fired = 1, err;
+
+	err = failnth_knobs_set(sc->fault_verbose);
+	ASSERT_EQ(0, err)
+	{
+		TH_LOG("%s: setting the failslab and fail_page_alloc knobs: %s",
+		       sc->name, strerror(-err));
+	}
+	/*
+	 * Fault in and lock what is mapped, so that no point is spent on a
+	 * page fault of ours. Not MCL_FUTURE: it would populate the action's
+	 * new mappings up front and hide their fault points.
+	 */
+	err = mlockall(MCL_CURRENT) ? -errno : 0;
+	EXPECT_EQ(0, err)
+	{
+		TH_LOG("%s: mlockall: %s", sc->name, strerror(-err));
+	}
+	if (err)
+		goto restore;
+	fd = open(FAILNTH_PROC, O_RDWR | O_CLOEXEC);
+	err = fd < 0 ? -errno : 0;
+	EXPECT_EQ(0, err)
+	{
+		TH_LOG("%s: opening %s: %s", sc->name, FAILNTH_PROC,
+		       strerror(-err));
+	}
+	if (err)
+		goto unlock;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (n = 1; n <= FAILNTH_MAX_POINTS && fired > 0; n++) {
+		if (failnth_elapsed(&start) > sc->deadline_s) {
+			timed_out = true;
+			break;
+		}
+		fired = failnth_point(_metadata, sc, fd, n, &st);
+	}
+	EXPECT_FALSE(timed_out)
+	{
+		TH_LOG("%s: sweep still running after %us, at n=%d", sc->name,
+		       sc->deadline_s, n);
+	}
+	EXPECT_FALSE(fired > 0 && !timed_out)
+	{
+		TH_LOG("%s: sweep hit its bound of %d points: raise FAILNTH_MAX_POINTS if the call path grew",
+		       sc->name, FAILNTH_MAX_POINTS);
+	}
+	/* A sweep that never injected a fault has proved nothing. */
+	EXPECT_LT(0, st.points)
+	{
+		TH_LOG("%s: no injection point fired: fail-nth does not reach this call",
+		       sc->name);
+	}
+	close(fd);
+unlock:
+	munlockall();
+restore:
+	err = failnth_knobs_restore();
+	EXPECT_EQ(0, err)
+	{
+		TH_LOG("%s: restoring the fault-injection knobs: %s", sc->name,
+		       strerror(-err));
+	}
+	failnth_print_summary(sc, &st);
+}
+
+#endif /* __SELFTESTS_MM_OOM_FAILNTH_H */
