@@ -71,7 +71,7 @@ readonly FRAGMENTS=(base fault-injection memcg xfs detectors)
 # Debian package for each program we run; deps_check installs or names them.
 readonly DEPS="make:make gcc:gcc flex:flex bison:bison bc:bc
 	setarch:util-linux unshare:util-linux setpriv:util-linux flock:util-linux
-	uml_mconsole:uml-utilities python3:python3 awk:mawk xz:xz-utils
+	uml_mconsole:uml-utilities python3:python3 mawk:mawk xz:xz-utils
 	mkfs.xfs:xfsprogs fio:fio"
 
 KERNEL_SRC=
@@ -141,8 +141,9 @@ parse_args()
 	[ -z "$KERNEL" ] || [ -z "$KERNEL_SRC" ] ||
 		die "$EXIT_USAGE" "--kernel and --kernel-src exclude each other: pick one"
 	if [ -n "$KERNEL" ]; then
-		[ -f "$KERNEL" ] && [ -x "$KERNEL" ] ||
+		if [ ! -f "$KERNEL" ] || [ ! -x "$KERNEL" ]; then
 			die "$EXIT_USAGE" "--kernel $KERNEL: not an executable file (a UML 'linux' binary)"
+		fi
 		KERNEL=$(realpath "$KERNEL")
 	fi
 	if [ -n "$KNOWN_ISSUES" ]; then
@@ -289,8 +290,9 @@ main()
 	trap cleanup EXIT
 	trap on_signal INT TERM HUP
 
-	mkdir -p "$CACHE" 2>/dev/null && [ -w "$CACHE" ] ||
+	if ! mkdir -p "$CACHE" 2>/dev/null || [ ! -w "$CACHE" ]; then
 		die "$EXIT_USAGE" "cache dir $CACHE is not writable: use --cache DIR"
+	fi
 	CACHE=$(realpath "$CACHE")
 	prepare_kernel
 	[ "$BUILD_ONLY" = 0 ] || { log "built: $KERNEL"; return 0; }

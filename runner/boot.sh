@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # Stage "boot": run the plan in UML, watch the console, enforce deadlines.
 #
-# The console goes through a FIFO to awk, which appends it to $CONSOLE and
+# The console goes through a FIFO to mawk, which appends it to $CONSOLE and
 # copies the guest's TOOSMALL: marker lines to an events file that the watch
-# loop polls. The host writes its own "TOOSMALL-HOST:" lines into the same
+# loop polls (-W interactive: mawk's read-ahead would hold lines back). The host writes its own "TOOSMALL-HOST:" lines into the same
 # log, so the log alone replays every verdict (run.sh --parse).
 #
 # Deadlines: the guest must be READY within BOOT_TIMEOUT; each test must END
@@ -45,6 +46,7 @@ mconsole()
 		return 1
 	}
 	timeout 10 uml_mconsole "$sock" "$@" 2>&1 |
+		grep -v "^Warning: couldn't stat file" |
 		sed 's/^/TOOSMALL-HOST: mconsole: /' >>"$CONSOLE"
 }
 
@@ -88,7 +90,7 @@ boot_once()
 {
 	local n=$1 stage="$RUN_TMP/stage" fifo="$RUN_TMP/console.fifo"
 	local events="$RUN_TMP/events" seen=0 line cur="" deadline why=""
-	local -a lines unshare_cmd
+	local -a lines words unshare_cmd
 
 	UMID="toosmall-$$-$n"
 	BOOT_BEGUN=()
@@ -97,7 +99,7 @@ boot_once()
 	rm -f "$fifo"
 	mkfifo "$fifo" || die "$EXIT_INFRA" "mkfifo $fifo failed"
 
-	awk -v out="$CONSOLE" -v ev="$events" '
+	mawk -W interactive -v out="$CONSOLE" -v ev="$events" '
 		{
 			print >>out
 			fflush(out)
@@ -132,7 +134,9 @@ boot_once()
 		mapfile -t -s "$seen" lines <"$events"
 		seen=$((seen + ${#lines[@]}))
 		for line in "${lines[@]}"; do
-			set -- $line
+			# Split the marker into words: TOOSMALL:WHAT NAME KEY=VALUE...
+			read -r -a words <<<"$line"
+			set -- "${words[@]}"
 			case "$1" in
 			TOOSMALL:READY)
 				BOOT_READY=1
@@ -207,10 +211,9 @@ stage_prepare()
 # ends that boot; the next boot resumes after the test that was running.
 boot_plan()
 {
-	local n=0 plan="$RUN_TMP/stage/plan" all rest name last
+	local n=0 plan="$RUN_TMP/stage/plan" rest last
 
-	all=$(cat "$RUN_TMP/plan.all")
-	rest=$all
+	rest=$(cat "$RUN_TMP/plan.all")
 	while [ -n "$rest" ]; do
 		n=$((n + 1))
 		printf '%s\n' "$rest" >"$plan"

@@ -38,6 +38,9 @@ mount -t cgroup2 cgroup2 /sys/fs/cgroup
 mount -t tmpfs -o mode=0755 tmpfs /run
 mkdir /run/toosmall
 mount --bind . /run/toosmall
+# The root is read-only; out/ gets its own writable hostfs mount. Whether the
+# host lets it write is the host's business (see sandbox.sh).
+mount -t hostfs -o "$stage/out" hostfs /run/toosmall/out
 cd /run/toosmall || poweroff_now
 mount -t tmpfs -o mode=1777 tmpfs /tmp
 

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # Stages "source", "configure" and "build": a kernel tree in, a UML binary
 # out, cached in $CACHE/build/<key> where key hashes the tree's real path,
 # the fragments' contents and the profile. The tree is never written: every
@@ -9,7 +10,7 @@ readonly DEFAULT_SRC_TAR=/usr/src/linux-source-6.12.tar.xz
 readonly UML_MAKE=(ARCH=um SUBARCH=x86_64)
 
 # source_default: unpack Debian's linux-source-6.12 into the cache once, and
-# set SRC to the tree's path. Unpacks into a temporary dir and renames it, so an
+# set SRC (used by run.sh) to the tree's path. Unpacks into a temporary dir and renames it, so an
 # interrupted unpack leaves no half tree.
 source_default()
 {
@@ -35,6 +36,7 @@ source_default()
 			rmdir "$tmp"
 		fi
 	fi
+	# shellcheck disable=SC2034 # read by run.sh
 	SRC=$dir
 }
 
@@ -44,9 +46,10 @@ source_check()
 	local src=$1
 
 	[ -d "$src" ] || die "$EXIT_USAGE" "--kernel-src $src: no such directory"
-	[ -f "$src/Makefile" ] && [ -d "$src/arch/um" ] &&
-		[ -x "$src/scripts/kconfig/merge_config.sh" ] ||
+	if [ ! -f "$src/Makefile" ] || [ ! -d "$src/arch/um" ] ||
+		[ ! -x "$src/scripts/kconfig/merge_config.sh" ]; then
 		die "$EXIT_USAGE" "--kernel-src $src is not a kernel tree with arch/um: point it at a Linux source tree"
+	fi
 	[ -f "$src/tools/testing/selftests/kselftest_harness.h" ] ||
 		die "$EXIT_USAGE" "$src has no tools/testing/selftests/kselftest_harness.h: use a full kernel tree"
 	if [ -f "$src/.config" ] || [ -d "$src/include/config" ]; then

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash disable=SC2034 # the exit codes are used by the sourcing scripts
 # Common helpers for the toosmall runner: messages, exit codes, cleanup.
 # Sourced by run.sh and its stages; defines functions only.
 

@@ -99,16 +99,22 @@ check_lint()
 		return
 	fi
 	out=$("$src/scripts/checkpatch.pl" --no-tree --quiet --show-types \
-		--ignore ENOSYS,STRNCPY -f "${c_files[@]}" 2>&1) && [ -z "$out" ] &&
-		ok "lint: checkpatch --no-tree on ${#c_files[@]} C files" ||
+		--ignore ENOSYS,STRNCPY -f "${c_files[@]}" 2>&1)
+	if [ -z "$out" ]; then
+		ok "lint: checkpatch --no-tree on ${#c_files[@]} C files"
+	else
 		not_ok "lint: checkpatch --no-tree on ${#c_files[@]} C files" "$(printf '%s\n' "$out" | head -n 20)"
+	fi
 	if command -v clang-format >/dev/null; then
 		for f in "${c_files[@]}"; do
 			clang-format --style="file:$src/.clang-format" "$f" | cmp -s - "$f" ||
 				{ bad=1; echo "#   $f differs from clang-format"; }
 		done
-		[ "$bad" = 0 ] && ok "lint: clang-format (kernel style) on ${#c_files[@]} C files" ||
+		if [ "$bad" = 0 ]; then
+			ok "lint: clang-format (kernel style) on ${#c_files[@]} C files"
+		else
 			not_ok "lint: clang-format (kernel style)"
+		fi
 	else
 		skip "lint: clang-format" "clang-format not installed"
 	fi
@@ -134,7 +140,7 @@ expect_exit()
 	shift 3
 	err=$("$@" 2>&1 >/dev/null)
 	rc=$?
-	if [ "$rc" = "$code" ] && printf '%s\n' "$err" | grep -qE "$pat" &&
+	if [ "$rc" = "$code" ] && printf '%s\n' "$err" | grep -qE -e "$pat" &&
 		[ "$(printf '%s\n' "$err" | grep -c 'error:')" = 1 ]; then
 		ok "$name (exit $rc)"
 	else
@@ -182,10 +188,13 @@ check_uml_suite()
 	else
 		not_ok "uml: suite stdout ends with the totals line" "$(tail -n 3 "$SCRATCH/suite.stdout")"
 	fi
-	grep -q '^KTAP version 1' "$SCRATCH/suite.stdout" &&
-		ok "uml: suite printed KTAP" || not_ok "uml: suite printed KTAP"
-	python3 runner/test_toosmall.py --check-run "$out" "$TOPDIR/known-issues" >"$SCRATCH/verdicts" 2>&1
-	if [ $? = 0 ] && [ "$rc" = 0 ]; then
+	if grep -q '^KTAP version 1' "$SCRATCH/suite.stdout"; then
+		ok "uml: suite printed KTAP"
+	else
+		not_ok "uml: suite printed KTAP"
+	fi
+	if python3 runner/test_toosmall.py --check-run "$out" "$TOPDIR/known-issues" \
+		>"$SCRATCH/verdicts" 2>&1 && [ "$rc" = 0 ]; then
 		ok "uml: every verdict on the default kernel is a pass, a skip with a reason, or a written-up finding"
 	else
 		not_ok "uml: every verdict on the default kernel is a pass, a skip with a reason, or a written-up finding" \
@@ -220,17 +229,19 @@ check_uml_isolation()
 		not_ok "uml: guest cannot write the host outside its output dir" "escaped to:$got" \
 			"$(tail -n 20 "$SCRATCH/iso.stdout")"
 	fi
-	rm -f "$canary" "$HOME/.toosmall-escape" /tmp/.toosmall-escape
+	rm -f "$canary" "$HOME/.toosmall-escape" /tmp/.toosmall-escape /.toosmall-escape
 }
 
 # A second run with nothing changed must not run make at all.
 check_uml_cache()
 {
-	local log="$SCRATCH/cache.log" before after
+	local log="$SCRATCH/cache.log" kernel before after
 
-	before=$(stat -c %Y "$(ls -d "$TOOSMALL_CACHE"/build/*/linux | head -n 1)" 2>/dev/null)
+	run_bounded 1200 ./run.sh --build-only >"$SCRATCH/cache0.log" 2>&1
+	kernel=$(sed -n 's/^toosmall: .*: \(.*\/linux\)$/\1/p' "$SCRATCH/cache0.log" | tail -n 1)
+	before=$(stat -c %Y "$kernel" 2>/dev/null)
 	run_bounded 600 ./run.sh --build-only >"$log" 2>&1
-	after=$(stat -c %Y "$(ls -d "$TOOSMALL_CACHE"/build/*/linux | head -n 1)" 2>/dev/null)
+	after=$(stat -c %Y "$kernel" 2>/dev/null)
 	if grep -q 'kernel cached' "$log" && ! grep -q 'building UML kernel' "$log" &&
 		[ -n "$before" ] && [ "$before" = "$after" ]; then
 		ok "uml: second build with nothing changed rebuilds nothing"
@@ -242,12 +253,12 @@ check_uml_cache()
 # Ctrl-C in the middle of a run leaves no UML, no umid dir, no temp dir.
 check_uml_interrupt()
 {
-	local pid t before_tmp after_tmp left
+	local pid before_tmp after_tmp left
 
-	before_tmp=$(ls -d "${TMPDIR:-/tmp}"/toosmall.* 2>/dev/null | sort)
+	before_tmp=$(find "${TMPDIR:-/tmp}" -maxdepth 1 -name 'toosmall.*' | sort)
 	./run.sh --output "$SCRATCH/int" --exec 'sleep 120' >"$SCRATCH/int.log" 2>&1 &
 	pid=$!
-	for t in $(seq 1 300); do
+	for _ in $(seq 1 300); do
 		grep -q 'TOOSMALL:BEGIN exec' "$SCRATCH/int/console.log" 2>/dev/null && break
 		sleep 0.2
 	done
@@ -258,13 +269,13 @@ check_uml_interrupt()
 		return
 	fi
 	left=$(pgrep -f "umid=toosmall-$pid-" || true)
-	after_tmp=$(ls -d "${TMPDIR:-/tmp}"/toosmall.* 2>/dev/null | sort)
+	after_tmp=$(find "${TMPDIR:-/tmp}" -maxdepth 1 -name 'toosmall.*' | sort)
 	if [ -z "$left" ] && [ "$before_tmp" = "$after_tmp" ]; then
 		ok "uml: Ctrl-C mid-run leaves no UML process and no temp or umid dir"
 	else
 		not_ok "uml: Ctrl-C mid-run leaves nothing behind" "processes: $left" \
 			"temp dirs: $(comm -13 <(echo "$before_tmp") <(echo "$after_tmp"))"
-		[ -z "$left" ] || kill -KILL $left
+		[ -z "$left" ] || kill -KILL "$left"
 	fi
 }
 
@@ -302,7 +313,7 @@ main()
 		parser) check_parser ;;
 		cli) check_cli ;;
 		uml)
-			check_uml_suite
+			[ -n "${CHECK_ONLY:-}" ] || check_uml_suite
 			check_uml_isolation
 			check_uml_cache
 			check_uml_interrupt
