@@ -52,7 +52,8 @@ echo 0 >/proc/sys/vm/oom_dump_tasks
 echo +memory >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
 
 echo "TOOSMALL:READY release=$(uname -r)" \
-	"memtotal_kb=$(awk '/^MemTotal/ { print $2 }' /proc/meminfo)"
+	"memtotal_kb=$(awk '/^MemTotal/ { print $2 }' /proc/meminfo)" \
+	"uptime_s=$(cut -d' ' -f1 /proc/uptime)"
 
 if [ -f exec ]; then
 	echo "TOOSMALL:BEGIN exec timeout=0"
