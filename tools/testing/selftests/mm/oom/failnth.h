@@ -10,20 +10,32 @@
  *  - the fault did not fire: the action made fewer than n calls, the sweep
  *    is over; this last run has no injected fault and must succeed;
  *  - success despite the fault (a fallback path);
+ *  - a short count: a success that did less than the scenario's full count
+ *    (a short write); the scenario's check proves that what it reports is
+ *    what happened;
  *  - a clean errno, one of the scenario's allowed list;
  *  - wrong: any other errno, or a check found a half-done effect, a lost
- *    inode or a leaked fd. The test fails and logs the point.
+ *    inode, a leaked fd, a changed mapping or a child left behind. The test
+ *    fails and logs the point.
  *
  * Every point must leave nothing behind: the scenario checks that a success
  * did what it should and a failure did nothing, then undoes the effect; the
- * engine checks that no fd was leaked. One summary line per sweep, for the
- * runner:
+ * engine checks that a failure changed no mapping and that, once cleaned
+ * up, no fd, mapping or child is left over.
  *
- *   # failnth <scenario>: points=<n> success=<a> errno=<b> wrong=<c> (ENOMEM:<x> ...)
+ * A sweep runs in one of three modes, so that the points of each allocator
+ * can be told apart: both injectors (the default), slab only
+ * (fail_page_alloc/min-order above any order) and page allocator only
+ * (failslab/cache-filter=Y with no cache marked). One summary line per
+ * sweep, for the runner:
  *
- * where points = success + errno, the histogram sums to errno, and wrong
- * counts the runs that went wrong (the final one without a fault included).
- * Set FAILNTH_VERBOSE=1 in the environment for one "# n=..." line per point.
+ *   # failnth <scenario>.<mode>: points=<n> success=<a> short=<s> errno=<b> wrong=<c> secs=<t> (ENOMEM:<x> ...)
+ *
+ * where points = success + short + errno, the histogram sums to errno, and
+ * wrong counts the runs that went wrong (the final one without a fault
+ * included). In the environment, FAILNTH_VERBOSE=1 prints one "# n=..." line
+ * per point, and FAILNTH_SITES=1 makes each injected fault dump its stack
+ * (verbose level 2) so that the runner can name the call sites that failed.
  *
  * The helpers are static functions in a header, not a library, because the
  * ones that assert need kselftest_harness.h's _metadata and macros, which
@@ -45,7 +57,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/vfs.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -64,11 +78,31 @@
 /* Distinct errnos a sweep keeps apart in its histogram. */
 #define FAILNTH_MAX_ERRNOS 16
 
+/* Bound on /proc/self/maps; the test process maps far less. */
+#define FAILNTH_MAPS_SIZE (64 * 1024)
+
+/* Which allocator's points a sweep fails. */
+enum failnth_mode {
+	FAILNTH_BOTH,
+	FAILNTH_SLAB,
+	FAILNTH_PAGE,
+};
+
+static const char *const failnth_mode_name[] = {
+	[FAILNTH_BOTH] = "both",
+	[FAILNTH_SLAB] = "slab",
+	[FAILNTH_PAGE] = "page",
+};
+
 struct failnth_scenario {
 	/* In the summary line and in every failure. */
 	const char *name;
 	/* Clean errnos besides success, 0-terminated. */
 	const int *allowed;
+	/* What a complete success returns; a smaller count is short. 0: none. */
+	long full;
+	/* A failure may change the mappings (a scenario about mappings). */
+	bool maps_may_change;
 	/* Bound on the whole sweep, below the test's TEST_F_TIMEOUT. */
 	unsigned int deadline_s;
 	/* debugfs verbose level of failslab and fail_page_alloc (0..2). */
@@ -90,6 +124,7 @@ struct failnth_scenario {
 struct failnth_stats {
 	int points;
 	int success;
+	int shorts;
 	int errnos;
 	int wrong;
 	int nr_seen;
@@ -137,14 +172,19 @@ static const char *failnth_missing(void)
 
 /*
  * The knobs a sweep sets: every small allocation can be injected, sleeping
- * (GFP_KERNEL) and highmem/user ones included, from order 0 up. The last two
- * are the verbose levels, set from the scenario.
+ * (GFP_KERNEL) and highmem/user ones included (without ignore-gfp-highmem=N
+ * page-cache and anonymous pages are never failed), from order 0 up. The
+ * mode then switches one allocator off: min-order 11 is above any order the
+ * page allocator serves, and cache-filter=Y fails only caches marked in
+ * /sys/kernel/slab/<cache>/failslab, none by default. The last two are the
+ * verbose levels.
  */
 static const char *const failnth_knob_path[] = {
 	FAILNTH_DEBUGFS "/failslab/ignore-gfp-wait",
 	FAILNTH_DEBUGFS "/fail_page_alloc/ignore-gfp-wait",
 	FAILNTH_DEBUGFS "/fail_page_alloc/ignore-gfp-highmem",
 	FAILNTH_DEBUGFS "/fail_page_alloc/min-order",
+	FAILNTH_DEBUGFS "/failslab/cache-filter",
 	FAILNTH_DEBUGFS "/failslab/verbose",
 	FAILNTH_DEBUGFS "/fail_page_alloc/verbose",
 };
@@ -254,15 +294,23 @@ static int failnth_knobs_guard(void)
 }
 
 /*
- * Opens every small allocation to injection, after saving the old values;
- * @verbose is the level of the fault reports (2 prints a stack per injected
- * fault). On error puts back what it changed. Returns 0 or -errno.
+ * Opens every small allocation of @mode's allocators to injection, after
+ * saving the old values; @verbose is the level of the fault reports (2
+ * prints a stack per injected fault). On error puts back what it changed.
+ * Returns 0 or -errno.
  */
-static int failnth_knobs_set(int verbose)
+static int failnth_knobs_set(enum failnth_mode mode, int verbose)
 {
 	const char level[2] = { '0' + (verbose & 3), '\0' };
-	const char *const val[FAILNTH_KNOBS] = { "N", "N",   "N",
-						 "0", level, level };
+	const char *const val[FAILNTH_KNOBS] = {
+		"N",
+		"N",
+		"N",
+		mode == FAILNTH_SLAB ? "11" : "0",
+		mode == FAILNTH_PAGE ? "Y" : "N",
+		level,
+		level,
+	};
 	size_t i;
 	int err;
 
@@ -287,21 +335,116 @@ static int failnth_knobs_set(int verbose)
 	return err;
 }
 
-/* Counts this process's open fds; returns the count or -errno. */
+/*
+ * Counts this process's open fds; returns the count or -errno. getdents64()
+ * on a static buffer: no malloc(), whose heap growth would look like a
+ * mapping change.
+ */
 static int failnth_count_fds(void)
 {
-	struct dirent *de;
-	DIR *dir;
-	int nr = 0;
+	static char buf[8192];
+	int fd, nr = 0, err = 0;
+	long len, off;
 
-	dir = opendir("/proc/self/fd");
-	if (!dir)
+	fd = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
 		return -errno;
-	while ((de = readdir(dir)))
-		if (de->d_name[0] != '.')
-			nr++;
-	closedir(dir);
-	return nr;
+	while ((len = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
+		for (off = 0; off < len;) {
+			struct dirent64 *de = (struct dirent64 *)(buf + off);
+
+			if (de->d_name[0] != '.')
+				nr++;
+			off += de->d_reclen;
+		}
+	}
+	if (len < 0)
+		err = -errno;
+	close(fd);
+	/* Less the one just opened to read the directory. */
+	return err ? err : nr - 1;
+}
+
+/*
+ * Reads /proc/self/maps into @buf, without the [heap] line (malloc() may
+ * grow the heap at any time); returns the length or -errno.
+ */
+static long failnth_read_maps(char *buf, size_t size)
+{
+	size_t len = 0;
+	ssize_t ret;
+	char *heap, *end;
+	int fd;
+
+	fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (len < size - 1 &&
+	       (ret = read(fd, buf + len, size - 1 - len)) > 0)
+		len += ret;
+	ret = ret < 0 ? -errno : len == size - 1 ? -EFBIG : 0;
+	close(fd);
+	if (ret)
+		return ret;
+	buf[len] = '\0';
+	heap = strstr(buf, "[heap]\n");
+	if (heap) {
+		end = heap + strlen("[heap]\n");
+		while (heap > buf && heap[-1] != '\n')
+			heap--;
+		memmove(heap, end, buf + len + 1 - end);
+		len -= end - heap;
+	}
+	return len;
+}
+
+/*
+ * Whether the mappings are those in @before; if not, says which line
+ * differs in @why. Reading the maps is not a point: it runs unarmed.
+ */
+static bool failnth_maps_same(const char *before, const char *what, char *why,
+			      size_t size)
+{
+	static char now[FAILNTH_MAPS_SIZE];
+	long len = failnth_read_maps(now, sizeof(now));
+	const char *a = before, *b = now;
+
+	if (len < 0) {
+		snprintf(why, size, "reading /proc/self/maps: %s",
+			 strerror(-len));
+		return false;
+	}
+	while (*a && *a == *b)
+		a++, b++;
+	if (!*a && !*b)
+		return true;
+	while (a > before && a[-1] != '\n')
+		a--;
+	while (b > now && b[-1] != '\n')
+		b--;
+	snprintf(why, size, "%s: mapping changed: was \"%.*s\", now \"%.*s\"",
+		 what, (int)strcspn(a, "\n"), a, (int)strcspn(b, "\n"), b);
+	return false;
+}
+
+/* Whether this process has no child, exited or running; else says so. */
+static bool failnth_no_child(char *why, size_t size)
+{
+	siginfo_t info = {};
+
+	if (!waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT)) {
+		if (info.si_pid)
+			snprintf(why, size, "child %d is left behind, exited",
+				 info.si_pid);
+		else
+			snprintf(why, size, "a child is left behind, running");
+		return false;
+	}
+	if (errno != ECHILD) {
+		snprintf(why, size, "waitid: %s", strerror(errno));
+		return false;
+	}
+	return true;
 }
 
 /* Arms @fd (fail-nth) so that the @n-th point fails; returns 0 or -errno. */
@@ -408,7 +551,8 @@ static void failnth_count_errno(struct failnth_stats *st, int err)
 }
 
 static void failnth_print_summary(const struct failnth_scenario *sc,
-				  const struct failnth_stats *st)
+				  enum failnth_mode mode,
+				  const struct failnth_stats *st, double secs)
 {
 	char hist[512], name[16];
 	size_t len = 0;
@@ -424,19 +568,25 @@ static void failnth_print_summary(const struct failnth_scenario *sc,
 		snprintf(hist + len, sizeof(hist) - len, "%sother:%d",
 			 len ? " " : "", st->other);
 	ksft_print_msg(
-		"failnth %s: points=%d success=%d errno=%d wrong=%d (%s)\n",
-		sc->name, st->points, st->success, st->errnos, st->wrong, hist);
+		"failnth %s.%s: points=%d success=%d short=%d errno=%d wrong=%d secs=%.3f (%s)\n",
+		sc->name, failnth_mode_name[mode], st->points, st->success,
+		st->shorts, st->errnos, st->wrong, secs, hist);
+}
+
+/* Whether the environment variable @name is set to something but "0". */
+static bool failnth_env(const char *name)
+{
+	const char *env = getenv(name);
+
+	return env && *env && strcmp(env, "0");
 }
 
 static bool failnth_verbose(void)
 {
 	static int verbose = -1;
 
-	if (verbose < 0) {
-		const char *env = getenv("FAILNTH_VERBOSE");
-
-		verbose = env && *env && strcmp(env, "0");
-	}
+	if (verbose < 0)
+		verbose = failnth_env("FAILNTH_VERBOSE");
 	return verbose;
 }
 
@@ -449,24 +599,27 @@ static int failnth_point(struct __test_metadata *_metadata,
 			 const struct failnth_scenario *sc, int fd, int n,
 			 struct failnth_stats *st)
 {
-	char why[256], name[16];
+	static char maps_fresh[FAILNTH_MAPS_SIZE], maps_armed[FAILNTH_MAPS_SIZE];
+	char why[512], name[16];
 	const char *outcome;
 	int fds, ret, fired;
+	long len;
 	bool ok = true;
 
 	why[0] = '\0';
 	fds = failnth_count_fds();
-	EXPECT_LE(0, fds)
+	len = failnth_read_maps(maps_fresh, sizeof(maps_fresh));
+	EXPECT_TRUE(fds >= 0 && len >= 0)
 	{
-		TH_LOG("%s: n=%d: counting fds: %s", sc->name, n,
-		       strerror(-fds));
+		TH_LOG("%s: n=%d: counting fds or reading maps: %s", sc->name,
+		       n, strerror(fds < 0 ? -fds : -len));
 	}
-	if (fds < 0)
+	if (fds < 0 || len < 0)
 		return -1;
 	if (sc->prepare)
 		sc->prepare(_metadata, sc->arg);
-
-	ret = failnth_arm(fd, n);
+	len = failnth_read_maps(maps_armed, sizeof(maps_armed));
+	ret = len < 0 ? len : failnth_arm(fd, n);
 	EXPECT_EQ(0, ret)
 	{
 		TH_LOG("%s: n=%d: arming %s: %s", sc->name, n, FAILNTH_PROC,
@@ -485,22 +638,34 @@ static int failnth_point(struct __test_metadata *_metadata,
 	if (fired < 0)
 		return -1;
 
-	outcome = ret >= 0 ? "success" :
-			     failnth_errno_name(-ret, name, sizeof(name));
+	if (ret >= 0)
+		outcome = sc->full && ret < sc->full ? "short" : "success";
+	else
+		outcome = failnth_errno_name(-ret, name, sizeof(name));
 	if (fired) {
 		st->points++;
-		if (ret >= 0)
-			st->success++;
-		else
+		if (ret < 0)
 			failnth_count_errno(st, -ret);
+		else if (sc->full && ret < sc->full)
+			st->shorts++;
+		else
+			st->success++;
 	}
 	if (ret < 0 && !fired) {
 		snprintf(why, sizeof(why), "failed without an injected fault");
+		ok = false;
+	} else if (ret >= 0 && sc->full && ret < sc->full && !fired) {
+		snprintf(why, sizeof(why),
+			 "short count %d of %ld without an injected fault", ret,
+			 sc->full);
 		ok = false;
 	} else if (ret < 0 && !failnth_allowed(sc, -ret)) {
 		snprintf(why, sizeof(why), "errno not in the allowed list");
 		ok = false;
 	}
+	if (ok && ret < 0 && !sc->maps_may_change)
+		ok = failnth_maps_same(maps_armed, "after the failed call", why,
+				       sizeof(why));
 	if (ok)
 		ok = sc->check(sc->arg, ret, why, sizeof(why));
 	sc->cleanup(_metadata, sc->arg, ret);
@@ -511,6 +676,11 @@ static int failnth_point(struct __test_metadata *_metadata,
 			 failnth_count_fds(), fds);
 		ok = false;
 	}
+	if (ok)
+		ok = failnth_maps_same(maps_fresh, "after cleanup", why,
+				       sizeof(why));
+	if (ok)
+		ok = failnth_no_child(why, sizeof(why));
 
 	if (failnth_verbose())
 		ksft_print_msg("n=%d fired=%d outcome=%s%s%s\n", n, fired,
@@ -534,19 +704,23 @@ static double failnth_elapsed(const struct timespec *start)
 }
 
 /*
- * Sweeps every injection point of @sc's action, then prints the summary.
- * The knobs are put back on return; the fixture's teardown calls
- * failnth_knobs_restore() too, for an ASSERT in a callback.
+ * Sweeps every injection point of @sc's action that @mode fails, then prints
+ * the summary. The knobs are put back on return; the fixture's teardown
+ * calls failnth_knobs_restore() too, for an ASSERT in a callback.
  */
 static void failnth_sweep(struct __test_metadata *_metadata,
-			  const struct failnth_scenario *sc)
+			  const struct failnth_scenario *sc,
+			  enum failnth_mode mode)
 {
 	struct failnth_stats st = {};
 	bool timed_out = false;
 	struct timespec start;
 	int fd, n, fired = 1, err;
 
-	err = failnth_knobs_set(sc->fault_verbose);
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	err = failnth_knobs_set(mode, failnth_env("FAILNTH_SITES") ?
+					      2 :
+					      sc->fault_verbose);
 	ASSERT_EQ(0, err)
 	{
 		TH_LOG("%s: setting the failslab and fail_page_alloc knobs: %s",
@@ -574,7 +748,6 @@ static void failnth_sweep(struct __test_metadata *_metadata,
 	if (err)
 		goto unlock;
 
-	clock_gettime(CLOCK_MONOTONIC, &start);
 	for (n = 1; n <= FAILNTH_MAX_POINTS && fired > 0; n++) {
 		if (failnth_elapsed(&start) > sc->deadline_s) {
 			timed_out = true;
@@ -592,8 +765,12 @@ static void failnth_sweep(struct __test_metadata *_metadata,
 		TH_LOG("%s: sweep hit its bound of %d points: raise FAILNTH_MAX_POINTS if the call path grew",
 		       sc->name, FAILNTH_MAX_POINTS);
 	}
-	/* A sweep that never injected a fault has proved nothing. */
-	EXPECT_FALSE(!st.points && !timed_out)
+	/*
+	 * A sweep that never injected a fault has proved nothing. One
+	 * allocator alone may have no point on a path (no page is allocated
+	 * to create a tmpfs inode), so only both together must have one.
+	 */
+	EXPECT_FALSE(mode == FAILNTH_BOTH && !st.points && !timed_out)
 	{
 		TH_LOG("%s: no injection point fired: fail-nth does not reach this call",
 		       sc->name);
@@ -608,7 +785,29 @@ restore:
 		TH_LOG("%s: restoring the fault-injection knobs: %s", sc->name,
 		       strerror(-err));
 	}
-	failnth_print_summary(sc, &st);
+	failnth_print_summary(sc, mode, &st, failnth_elapsed(&start));
 }
+
+/*
+ * The three tests of a fixture whose variants are scenarios: one per mode,
+ * each bounded by @timeout seconds and calling
+ *
+ *   @run(_metadata, self, variant, mode)
+ *
+ * which sets up the scenario from the variant and calls failnth_sweep().
+ */
+#define FAILNTH_TEST_MODES(fixture, timeout, run)                   \
+	TEST_F_TIMEOUT(fixture, both, timeout)                      \
+	{                                                           \
+		run(_metadata, self, variant, FAILNTH_BOTH);        \
+	}                                                           \
+	TEST_F_TIMEOUT(fixture, slab, timeout)                      \
+	{                                                           \
+		run(_metadata, self, variant, FAILNTH_SLAB);        \
+	}                                                           \
+	TEST_F_TIMEOUT(fixture, page, timeout)                      \
+	{                                                           \
+		run(_metadata, self, variant, FAILNTH_PAGE);        \
+	}
 
 #endif /* __SELFTESTS_MM_OOM_FAILNTH_H */

@@ -341,12 +341,16 @@ static bool tmpfs_create_settled(void *arg, char *why, size_t size)
 }
 
 /*
- * Every failslab and fail_page_alloc point on the path of the variant's
- * create fails in turn. Each call must succeed or fail with ENOMEM or
- * ENOSPC; a success leaves exactly the new name, a failure leaves the
- * directory untouched, and neither loses an inode, a block or an fd.
+ * Every failslab and fail_page_alloc point (or those of one allocator, per
+ * mode) on the path of the variant's create fails in turn. Each call must
+ * succeed or fail with ENOMEM or ENOSPC; a success leaves exactly the new
+ * name, a failure leaves the directory untouched, and neither loses an
+ * inode, a block or an fd.
  */
-TEST_F_TIMEOUT(tmpfs_create, fails_cleanly, SWEEP_TIMEOUT)
+static void tmpfs_create_sweep(struct __test_metadata *_metadata,
+			       FIXTURE_DATA(tmpfs_create) * self,
+			       const FIXTURE_VARIANT(tmpfs_create) * variant,
+			       enum failnth_mode mode)
 {
 	const struct failnth_scenario sc = {
 		.name = variant->op.scenario,
@@ -359,7 +363,9 @@ TEST_F_TIMEOUT(tmpfs_create, fails_cleanly, SWEEP_TIMEOUT)
 		.settled = tmpfs_create_settled,
 	};
 
-	failnth_sweep(_metadata, &sc);
+	failnth_sweep(_metadata, &sc, mode);
 }
+
+FAILNTH_TEST_MODES(tmpfs_create, SWEEP_TIMEOUT, tmpfs_create_sweep)
 
 TEST_HARNESS_MAIN
