@@ -127,8 +127,7 @@ parse_args()
 	esac
 	[[ "$MEM" =~ ^[0-9]+[MG]$ ]] ||
 		die "$EXIT_USAGE" "--mem $MEM: give a size like 64M or 1G"
-	MEM_MB=${MEM%[MG]}
-	[ "${MEM: -1}" = G ] && MEM_MB=$((MEM_MB * 1024))
+	MEM_MB=$(size_mb "$MEM")
 	[ "$MEM_MB" -ge 13 ] ||
 		die "$EXIT_USAGE" "--mem $MEM: UML needs at least 13M to boot"
 	if [ "$PROFILE" = debug ] && [ "$MEM_MB" -lt 64 ]; then
@@ -244,6 +243,51 @@ prepare_kernel()
 	lock_release_all
 }
 
+# size_mb SIZE: SIZE (like 64M or 1G) in megabytes.
+size_mb()
+{
+	local mb=${1%[MG]}
+
+	[ "${1: -1}" = G ] && mb=$((mb * 1024))
+	printf '%s\n' "$mb"
+}
+
+# plan_mem PLAN: append to each line the mem= its test boots with, from the
+# selftests' boot.conf ("GLOB mem=SIZE" lines, first match wins; "-" for
+# --mem), and set TMP_MB to hold the largest guest.
+plan_mem()
+{
+	local conf="$OOM_DIR/boot.conf" name rest glob kv mem max=$MEM_MB
+	local -a globs=() mems=()
+	local i n=0
+
+	if [ -f "$conf" ]; then
+		while read -r glob kv _; do
+			n=$((n + 1))
+			case "$glob" in '' | '#'*) continue ;; esac
+			if ! [[ "$kv" =~ ^mem=[0-9]+[MG]$ ]] ||
+				[ "$(size_mb "${kv#mem=}")" -lt 13 ]; then
+				die "$EXIT_USAGE" "$conf:$n: want \"GLOB mem=SIZE\" with SIZE 13M or more"
+			fi
+			globs+=("$glob")
+			mems+=("${kv#mem=}")
+		done <"$conf"
+	fi
+	while IFS=$'\t' read -r name rest; do
+		mem=-
+		for i in "${!globs[@]}"; do
+			# shellcheck disable=SC2053 # a glob, on purpose
+			if [[ "$name" == ${globs[i]} ]]; then
+				mem=${mems[i]}
+				[ "$(size_mb "$mem")" -le "$max" ] || max=$(size_mb "$mem")
+				break
+			fi
+		done
+		printf '%s\t%s\t%s\n' "$name" "$rest" "$mem"
+	done <"$1" >"$1.mem" && mv "$1.mem" "$1"
+	TMP_MB=$((max + 64))
+}
+
 # make_plan: the tests to run, one line each: name binary harness-name
 # timeout category (tab-separated), into $1.
 make_plan()
@@ -321,13 +365,15 @@ main()
 		SANDBOX_UID=
 	fi
 	TMP_MB=$((MEM_MB + 64))
+	SCRATCH_MB=320
 	stage_prepare
 
 	if [ -n "$EXEC_CMD" ]; then
 		printf '%s\n' "$EXEC_CMD" >"$RUN_TMP/stage/exec"
 		printf 'exec\t-\t-\t0\tother\n' >"$RUN_TMP/plan.full"
 	fi
-	cut -f1-4 "$RUN_TMP/plan.full" >"$RUN_TMP/plan.all"
+	plan_mem "$RUN_TMP/plan.full"
+	cut -f1-4,6 "$RUN_TMP/plan.full" >"$RUN_TMP/plan.all"
 	TESTS_TOTAL=$(wc -l <"$RUN_TMP/plan.all")
 	TESTS_BEGUN=0
 	[ "$TESTS_TOTAL" -gt 0 ] ||

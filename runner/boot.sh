@@ -84,11 +84,12 @@ tee_stop()
 	TEE_PID=
 }
 
-# boot_once N: boot UML once over $RUN_TMP/stage/plan. Sets BOOT_BEGUN to the
-# names of the tests that began and BOOT_READY to 1 if the guest came up.
+# boot_once N MEM: boot UML once with MEM over $RUN_TMP/stage/plan. Sets
+# BOOT_BEGUN to the names of the tests that began and BOOT_READY to 1 if the
+# guest came up.
 boot_once()
 {
-	local n=$1 stage="$RUN_TMP/stage" fifo="$RUN_TMP/console.fifo"
+	local n=$1 mem=$2 stage="$RUN_TMP/stage" fifo="$RUN_TMP/console.fifo"
 	local events="$RUN_TMP/events" seen=0 line cur="" deadline why=""
 	local -a lines words unshare_cmd
 
@@ -105,7 +106,9 @@ boot_once()
 			fflush(out)
 			i = index($0, "TOOSMALL:")
 			if (i) {
-				print substr($0, i) >>ev
+				m = substr($0, i)
+				sub(/\r$/, "", m)
+				print m >>ev
 				fflush(ev)
 			}
 		}' <"$fifo" &
@@ -116,15 +119,16 @@ boot_once()
 	else
 		unshare_cmd=(unshare --user --map-root-user --mount --propagation private)
 	fi
-	host_mark "boot $n umid=$UMID mem=$MEM kernel=$KERNEL"
+	host_mark "boot $n umid=$UMID mem=$mem kernel=$KERNEL"
 	TS_KERNEL="$KERNEL" TS_INIT="$TOPDIR/runner/guest-init.sh" \
 		TS_TESTS="$TESTS_DIR" TS_OUT="$OUT/guest" TS_TMP_MB="$TMP_MB" \
 		setsid "${unshare_cmd[@]}" "$TOPDIR/runner/sandbox.sh" \
 		"$stage" "$SANDBOX_UID" -- \
-		setarch x86_64 -R "$stage/linux" mem="$MEM" \
+		setarch x86_64 -R "$stage/linux" mem="$mem" \
 		root=/dev/root rootfstype=hostfs rootflags=/ ro \
 		init="$stage/init" toosmall.stage="$stage" \
 		uml_dir="$stage/uml" umid="$UMID" \
+		ubd0="$stage/disk/scratch.img" \
 		con0=null,fd:1 con=null printk.time=1 \
 		</dev/null >"$fifo" 2>&1 &
 	UML_PID=$!
@@ -158,6 +162,17 @@ boot_once()
 				;;
 			TOOSMALL:DONE)
 				deadline=$(($(date +%s) + HALT_TIMEOUT))
+				;;
+			TOOSMALL:KILL)
+				# A power cut the test asked for: no halt, no
+				# sync; the next boot sees the disk as it is.
+				why="kill ${cur:-between-tests} on request"
+				host_mark "$why"
+				log "$why: SIGKILL to UML"
+				kill -KILL -- "-$UML_PID" 2>/dev/null
+				wait "$UML_PID" 2>/dev/null
+				UML_PID=
+				break 2
 				;;
 			esac
 		done
@@ -195,29 +210,41 @@ stage_prepare()
 {
 	local stage="$RUN_TMP/stage" d
 
-	for d in tests out uml tmp; do
+	for d in tests out uml tmp disk; do
 		mkdir -p "$stage/$d" || die "$EXIT_INFRA" "cannot create $stage/$d"
 	done
 	: >"$stage/linux"
 	: >"$stage/init"
+	# The guest's scratch disk (/dev/ubda, OOM_SCRATCH_DEV): sparse, so it
+	# costs the host only what the guest writes (an XFS mkfs: about 65 MB).
+	# It lives as long as the run, so a test can kill the guest and look at
+	# the disk after the next boot.
+	truncate -s "$SCRATCH_MB"M "$stage/disk/scratch.img" ||
+		die "$EXIT_NOSPACE" "cannot create the scratch disk in $stage/disk: free some space in ${TMPDIR:-/tmp}"
 	mkdir -p "$OUT/guest" || die "$EXIT_USAGE" "cannot create $OUT/guest"
 	chmod 0755 "$RUN_TMP" "$stage"
 	if [ -n "$SANDBOX_UID" ]; then
-		chown "$SANDBOX_UID:$SANDBOX_UID" "$stage/uml" "$OUT/guest"
+		chown "$SANDBOX_UID:$SANDBOX_UID" "$stage/uml" "$OUT/guest" \
+			"$stage/disk" "$stage/disk/scratch.img"
 	fi
 }
 
 # boot_plan: boot until every planned test has begun once. A crash or hang
 # ends that boot; the next boot resumes after the test that was running.
+# Each boot runs the longest run of tests that want the same mem= (the 5th
+# column of plan.all, "-" for --mem).
 boot_plan()
 {
-	local n=0 plan="$RUN_TMP/stage/plan" rest last
+	local n=0 plan="$RUN_TMP/stage/plan" rest last mem
 
 	rest=$(cat "$RUN_TMP/plan.all")
 	while [ -n "$rest" ]; do
 		n=$((n + 1))
-		printf '%s\n' "$rest" >"$plan"
-		boot_once "$n"
+		mem=$(printf '%s\n' "$rest" | awk -F'\t' 'NR == 1 { print $5 }')
+		printf '%s\n' "$rest" | awk -F'\t' -v mem="$mem" \
+			'$5 != mem { exit } { print }' >"$plan"
+		[ "$mem" != - ] || mem=$MEM
+		boot_once "$n" "$mem"
 		if [ "$BOOT_READY" = 0 ]; then
 			[ "$n" -gt 1 ] || die "$EXIT_INFRA" "UML did not boot: see $CONSOLE"
 			host_mark "guest did not come back: remaining tests not run"

@@ -12,9 +12,14 @@
 #   exec    a command to run instead of the plan (run.sh --exec)
 #   tests/  the selftest binaries (read-only)
 #   out/    the only writable host dir: the run's OUTPUT/guest
+# and /dev/ubda is a sparse scratch disk, OOM_SCRATCH_DEV to the tests.
 
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/run/toosmall/out
+# A spare disk the tests may format (the host's sparse image, see boot.sh),
+# and a dir that survives a guest killed on request (TOOSMALL:KILL).
+export OOM_SCRATCH_DEV=/dev/ubda
+export OOM_STATE_DIR=/run/toosmall/out/state
 
 poweroff_now()
 {
@@ -34,6 +39,7 @@ cd "$stage" || {
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 mount -t debugfs debugfs /sys/kernel/debug
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 mount -t cgroup2 cgroup2 /sys/fs/cgroup
 mount -t tmpfs -o mode=0755 tmpfs /run
 mkdir /run/toosmall
@@ -43,6 +49,7 @@ mount --bind . /run/toosmall
 mount -t hostfs -o "$stage/out" hostfs /run/toosmall/out
 cd /run/toosmall || poweroff_now
 mount -t tmpfs -o mode=1777 tmpfs /tmp
+mkdir -p "$OOM_STATE_DIR"
 
 # Everything but debug messages reaches the console; a task blocked for 10s
 # is reported well before the host's per-test deadline; OOM reports stay short.
@@ -63,7 +70,7 @@ if [ -f exec ]; then
 fi
 
 cd tests || poweroff_now
-while IFS=$'\t' read -r name bin hname timeout; do
+while IFS=$'\t' read -r name bin hname timeout _; do
 	echo "TOOSMALL:BEGIN $name timeout=$timeout"
 	t0=$EPOCHREALTIME
 	timeout -k 5 "$timeout" "./$bin" -r "$hname" </dev/null 2>&1

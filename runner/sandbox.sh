@@ -10,6 +10,7 @@
 #   STAGE/out  the run's guest output dir (bind of OUTPUT/guest)
 #   STAGE/uml  UML's uml_dir (mconsole socket, pid file)
 #   STAGE/tmp  a tmpfs private to this namespace, for UML's memory file
+#   STAGE/disk the guest's scratch disk image (ubd0)
 # STAGE/{linux,init,tests} are read-only binds of the kernel, the guest init
 # and the selftests, so that the unprivileged UID needs no access to the
 # cache. UID, when not empty, is the user CMD runs as (run.sh passes an
@@ -35,6 +36,7 @@ mount --bind "$TS_INIT" "$stage/init" || fail "bind init"
 mount --bind "$TS_TESTS" "$stage/tests" || fail "bind tests"
 mount --bind "$TS_OUT" "$stage/out" || fail "bind out"
 mount --bind "$stage/uml" "$stage/uml" || fail "bind uml_dir"
+mount --bind "$stage/disk" "$stage/disk" || fail "bind disk"
 mount -t tmpfs -o "size=${TS_TMP_MB}m,mode=1777" toosmall "$stage/tmp" ||
 	fail "mount tmpfs"
 
@@ -43,7 +45,7 @@ mount -t tmpfs -o "size=${TS_TMP_MB}m,mode=1777" toosmall "$stage/tmp" ||
 while read -r _ _ _ _ mp _; do
 	mp=$(printf '%b' "$mp")
 	case "$mp" in
-	"$stage/out" | "$stage/uml" | "$stage/tmp") continue ;;
+	"$stage/out" | "$stage/uml" | "$stage/tmp" | "$stage/disk") continue ;;
 	esac
 	mount -o remount,bind,ro "$mp" 2>/dev/null
 done </proc/self/mountinfo

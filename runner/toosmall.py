@@ -179,6 +179,11 @@ def parse_log(lines):
 					evidence.setdefault('evidence', [])
 			elif words[0] == 'evidence' and words[1:2] == ['end']:
 				evidence = None
+			elif words[0] == 'kill' and len(words) > 1:
+				# The test asked for a power cut (TOOSMALL:KILL).
+				t = by_name.get(words[1])
+				if t and not t['_ended']:
+					t['_killed'] = host
 			elif words[0] == 'hang' and len(words) > 1:
 				t = by_name.get(words[1])
 				if t and not t['_ended']:
@@ -267,12 +272,24 @@ def judge(t):
 	res = t.pop('_result')
 	begun, ended = t.pop('_begun'), t.pop('_ended')
 	hang = t.pop('_hang', None)
+	killed = t.pop('_killed', None)
 	rc = t.pop('_rc', None)
 	log = t.pop('_log')
+	stall = [i for i, l in enumerate(log) if l.startswith('# stall: ')]
 	if not begun:
 		t['status'], t['reason'] = 'crash', 'never started: the guest died or the run deadline passed'
 	elif hang:
 		t['status'], t['reason'] = 'hang', hang
+	elif killed and res is None:
+		# Its checks come in the next test, after the next boot.
+		t['status'], t['reason'] = 'pass', 'guest killed on request (%s)' % killed
+	elif stall and not (res and res[0] == 'ok'):
+		# The test saw no forward progress itself: no kernel detector
+		# fired, but it is a hang all the same. Its own lines from the
+		# stall on are the evidence.
+		t['status'] = 'hang'
+		t['reason'] = log[stall[0]][len('# stall: '):][:300]
+		t.setdefault('evidence', []).extend(log[stall[0]:stall[0] + MAX_EVIDENCE])
 	elif res is None:
 		if ended and rc == '124':
 			t['status'], t['reason'] = 'hang', 'guest timeout killed the test after %ss' % t['timeout_s']
