@@ -1,0 +1,670 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Pipes, splice, vmsplice and tee while their small allocations fail, one
+ * at a time.
+ *
+ * Each variant runs one call with every failslab and fail_page_alloc point
+ * on its path made to fail in turn (see failnth.h). The call must succeed
+ * or fail with an allowed errno. A success moved exactly the bytes it
+ * reports, in order, and the pipe works; a failure moved nothing: the
+ * source still holds every byte, the destination none. No fd, tmpfs block
+ * or inode is lost.
+ */
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include "failnth.h"
+
+/* A private tmpfs over /tmp, in the test's own mount namespace. */
+#define TMPFS_DIR "/tmp"
+#define FILE_NAME "spliced"
+
+/* Per variant; the sweep's own deadline is 10 s shorter. */
+#define SWEEP_TIMEOUT 60
+
+/* What each call moves: a default pipe's capacity, 16 page buffers. */
+#define LEN (64 * 1024)
+
+/* One iovec per page: more than UIO_FASTIOV, so vmsplice() allocates. */
+#define NR_IOV (LEN / 4096)
+
+/*
+ * The bytes moved, and what reads back; locked by the sweep's mlockall().
+ * data is mapped, so page-aligned: a pipe buffer holds at most a page, and
+ * an unaligned 64K would need 17 of the pipe's 16 buffers.
+ */
+static char *data;
+static char back[LEN];
+
+/*
+ * Clean failures of pipe2(). A pipe's inode and pipe_inode_info come from
+ * get_pipe_inode(), whose failure create_pipe_files() reports as ENFILE:
+ * fs/pipe.c:929 "return -ENFILE;" (linux 6.12).
+ */
+static const int pipe_errnos[] = { ENOMEM, ENFILE, 0 };
+
+/* Clean failures of splice, vmsplice and tee: none but ENOMEM. */
+static const int splice_errnos[] = { ENOMEM, 0 };
+
+struct pipe_ctx;
+
+/* One scenario: how a variant sets up, calls and checks. */
+struct pipe_op {
+	/* The scenario's name in the summary line. */
+	const char *scenario;
+	/* Before each point, unarmed: the pipes and the file. */
+	void (*prepare)(struct __test_metadata *_metadata, struct pipe_ctx *c);
+	/* The call under test: >= 0 on success, else -errno. */
+	int (*action)(struct pipe_ctx *c);
+	/* Whether the pipes and the file hold what @ret says. */
+	bool (*check)(struct pipe_ctx *c, int ret, char *why, size_t size);
+	/* Clean failures, 0-terminated. */
+	const int *allowed;
+	/* What a complete success returns; 0 for pipe2(). */
+	long full;
+};
+
+/* Shared by the callbacks of a sweep; fds are -1 when closed. */
+struct pipe_ctx {
+	const struct pipe_op *op;
+	/*
+	 * The private tmpfs, a file on it (and the same file opened with
+	 * O_DIRECT), and the tmpfs when fresh.
+	 */
+	int dirfd, file, direct;
+	struct statfs fresh;
+	/* The pipe under test and, for tee, the destination pipe. */
+	int p[2], q[2];
+	/* The file offset splice() reads or writes and updates. */
+	loff_t off;
+	/* What tee() returned, before the splice() of its copy. */
+	int teed;
+};
+
+/* A pipe, non-blocking at both ends so that no check can hang. */
+static void open_pipe(struct __test_metadata *_metadata, int p[2])
+{
+	ASSERT_EQ(0, pipe2(p, O_CLOEXEC | O_NONBLOCK))
+	{
+		TH_LOG("pipe2 (unarmed): %s", strerror(errno));
+	}
+}
+
+/* Fills the pipe @p with all of data[], 16 page buffers. */
+static void fill_pipe(struct __test_metadata *_metadata, int p[2])
+{
+	ssize_t len = write(p[1], data, LEN);
+
+	ASSERT_EQ(LEN, len)
+	{
+		TH_LOG("filling a pipe (unarmed): %zd: %s", len,
+		       strerror(errno));
+	}
+}
+
+/*
+ * Whether the read end @rfd holds exactly @expect[0, @len): FIONREAD says
+ * @len, the bytes read back equal, and then it is empty. Consumes them.
+ */
+static bool pipe_holds(int rfd, const char *expect, size_t len,
+		       const char *what, char *why, size_t size)
+{
+	size_t got = 0;
+	ssize_t ret;
+	int avail;
+
+	if (ioctl(rfd, FIONREAD, &avail)) {
+		snprintf(why, size, "FIONREAD on %s: %s", what,
+			 strerror(errno));
+		return false;
+	}
+	if ((size_t)avail != len) {
+		snprintf(why, size, "%s holds %d bytes, expected %zu", what,
+			 avail, len);
+		return false;
+	}
+	while (got < len && (ret = read(rfd, back + got, len - got)) > 0)
+		got += ret;
+	if (got != len) {
+		snprintf(why, size, "%s: read back %zu of %zu bytes", what, got,
+			 len);
+		return false;
+	}
+	if (memcmp(back, expect, len)) {
+		snprintf(why, size,
+			 "%s: bytes read back differ from those written", what);
+		return false;
+	}
+	if (read(rfd, back, 1) != -1 || errno != EAGAIN) {
+		snprintf(why, size, "%s: more than FIONREAD said", what);
+		return false;
+	}
+	return true;
+}
+
+/* Whether the file @fd is exactly @expect[0, @len). */
+static bool file_holds(int fd, const char *expect, size_t len, char *why,
+		       size_t size)
+{
+	struct stat st;
+	ssize_t ret;
+
+	if (fstat(fd, &st)) {
+		snprintf(why, size, "fstat of the file: %s", strerror(errno));
+		return false;
+	}
+	if ((size_t)st.st_size != len) {
+		snprintf(why, size, "file has %lld bytes, expected %zu",
+			 (long long)st.st_size, len);
+		return false;
+	}
+	ret = pread(fd, back, len, 0);
+	if (ret != (ssize_t)len || memcmp(back, expect, len)) {
+		snprintf(
+			why, size,
+			"file does not read back as written (%zd of %zu bytes)",
+			ret, len);
+		return false;
+	}
+	return true;
+}
+
+/* How many bytes @ret says moved. */
+static size_t moved(int ret)
+{
+	return ret > 0 ? ret : 0;
+}
+
+/* pipe2(): the fds are only written on success. */
+static void pipe2_prepare(struct __test_metadata *_metadata, struct pipe_ctx *c)
+{
+	c->p[0] = c->p[1] = -1;
+}
+
+static int pipe2_action(struct pipe_ctx *c)
+{
+	return pipe2(c->p, O_CLOEXEC | O_NONBLOCK) ? -errno : 0;
+}
+
+/* A success gave two ends of one fifo, with the flags asked for. */
+static bool pipe2_ends_ok(struct pipe_ctx *c, char *why, size_t size)
+{
+	struct stat st[2];
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (fstat(c->p[i], &st[i]) || !S_ISFIFO(st[i].st_mode)) {
+			snprintf(why, size, "fd %d (end %d) is not a fifo",
+				 c->p[i], i);
+			return false;
+		}
+		if (!(fcntl(c->p[i], F_GETFD) & FD_CLOEXEC) ||
+		    !(fcntl(c->p[i], F_GETFL) & O_NONBLOCK)) {
+			snprintf(why, size,
+				 "end %d lacks O_CLOEXEC or O_NONBLOCK", i);
+			return false;
+		}
+	}
+	if (c->p[0] == c->p[1] || st[0].st_ino != st[1].st_ino) {
+		snprintf(why, size, "fds %d and %d are not one pipe", c->p[0],
+			 c->p[1]);
+		return false;
+	}
+	return true;
+}
+
+/* Success: a byte goes through, then EOF once the writer is closed. */
+static bool pipe2_check(struct pipe_ctx *c, int ret, char *why, size_t size)
+{
+	if (ret < 0) {
+		if (c->p[0] == -1 && c->p[1] == -1)
+			return true;
+		snprintf(why, size, "failed but wrote fds %d, %d", c->p[0],
+			 c->p[1]);
+		return false;
+	}
+	if (!pipe2_ends_ok(c, why, size))
+		return false;
+	if (write(c->p[1], "x", 1) != 1) {
+		snprintf(why, size, "write to the new pipe: %s",
+			 strerror(errno));
+		return false;
+	}
+	if (!pipe_holds(c->p[0], "x", 1, "the new pipe", why, size))
+		return false;
+	close(c->p[1]);
+	c->p[1] = -1;
+	if (read(c->p[0], back, 1) != 0) {
+		snprintf(why, size, "no EOF after closing the write end");
+		return false;
+	}
+	return true;
+}
+
+/* splice() of a full pipe into an empty tmpfs file. */
+static void to_file_prepare(struct __test_metadata *_metadata,
+			    struct pipe_ctx *c)
+{
+	open_pipe(_metadata, c->p);
+	fill_pipe(_metadata, c->p);
+	c->off = 0;
+}
+
+static int to_file_action(struct pipe_ctx *c)
+{
+	ssize_t ret = splice(c->p[0], NULL, c->file, &c->off, LEN, 0);
+
+	return ret < 0 ? -errno : ret;
+}
+
+/* The file holds what left the pipe, the pipe the rest. */
+static bool to_file_check(struct pipe_ctx *c, int ret, char *why, size_t size)
+{
+	size_t n = moved(ret);
+
+	if ((size_t)c->off != n) {
+		snprintf(why, size, "offset %lld after %zu bytes spliced",
+			 (long long)c->off, n);
+		return false;
+	}
+	return file_holds(c->file, data, n, why, size) &&
+	       pipe_holds(c->p[0], data + n, LEN - n, "the source pipe", why,
+			  size);
+}
+
+/*
+ * splice() of a tmpfs file opened with O_DIRECT into an empty pipe. Not
+ * buffered: filemap_splice_read() only takes references to page-cache pages
+ * and reaches no injection point, while O_DIRECT goes through
+ * copy_splice_read(), which allocates the pipe's pages and their bvec
+ * (fs/splice.c:986).
+ */
+static void from_file_prepare(struct __test_metadata *_metadata,
+			      struct pipe_ctx *c)
+{
+	ASSERT_EQ(LEN, pwrite(c->file, data, LEN, 0))
+	{
+		TH_LOG("writing the file (unarmed): %s", strerror(errno));
+	}
+	open_pipe(_metadata, c->p);
+	c->off = 0;
+}
+
+static int from_file_action(struct pipe_ctx *c)
+{
+	ssize_t ret = splice(c->direct, &c->off, c->p[1], NULL, LEN, 0);
+
+	return ret < 0 ? -errno : ret;
+}
+
+/* The pipe holds the file's first bytes; the file is unchanged. */
+static bool from_file_check(struct pipe_ctx *c, int ret, char *why, size_t size)
+{
+	size_t n = moved(ret);
+
+	if ((size_t)c->off != n) {
+		snprintf(why, size, "offset %lld after %zu bytes spliced",
+			 (long long)c->off, n);
+		return false;
+	}
+	return pipe_holds(c->p[0], data, n, "the pipe", why, size) &&
+	       file_holds(c->file, data, LEN, why, size);
+}
+
+/*
+ * vmsplice() of user memory into an empty pipe, one iovec per page: with
+ * more than UIO_FASTIOV iovecs, import_iovec() allocates their copy. The
+ * pages themselves are locked and mapped: pinning them allocates nothing.
+ */
+static void vmsplice_prepare(struct __test_metadata *_metadata,
+			     struct pipe_ctx *c)
+{
+	open_pipe(_metadata, c->p);
+}
+
+static int vmsplice_action(struct pipe_ctx *c)
+{
+	struct iovec iov[NR_IOV];
+	ssize_t ret;
+	int i;
+
+	for (i = 0; i < NR_IOV; i++) {
+		iov[i].iov_base = data + i * (LEN / NR_IOV);
+		iov[i].iov_len = LEN / NR_IOV;
+	}
+	ret = vmsplice(c->p[1], iov, NR_IOV, 0);
+	return ret < 0 ? -errno : ret;
+}
+
+static bool vmsplice_check(struct pipe_ctx *c, int ret, char *why, size_t size)
+{
+	return pipe_holds(c->p[0], data, moved(ret), "the pipe", why, size);
+}
+
+/*
+ * tee() of a full pipe into an empty one, then splice() of the copy into
+ * the tmpfs file. tee() alone reaches no injection point (link_pipe() only
+ * takes references to the source's buffers); the splice() writes the
+ * shared buffers out, and a failure there must leave both pipes intact.
+ * The outcome is the splice()'s unless tee() itself failed.
+ */
+static void tee_prepare(struct __test_metadata *_metadata, struct pipe_ctx *c)
+{
+	open_pipe(_metadata, c->p);
+	fill_pipe(_metadata, c->p);
+	open_pipe(_metadata, c->q);
+	c->off = 0;
+	c->teed = -1;
+}
+
+static int tee_action(struct pipe_ctx *c)
+{
+	ssize_t ret = tee(c->p[0], c->q[1], LEN, 0);
+
+	if (ret < 0)
+		return -errno;
+	c->teed = ret;
+	ret = splice(c->q[0], NULL, c->file, &c->off, ret, 0);
+	return ret < 0 ? -errno : ret;
+}
+
+/*
+ * The file holds the first bytes spliced, the destination pipe the rest of
+ * what tee() copied, and the source lost none.
+ */
+static bool tee_check(struct pipe_ctx *c, int ret, char *why, size_t size)
+{
+	size_t teed = moved(c->teed), n = moved(ret);
+
+	if (c->teed >= 0 && c->teed != LEN) {
+		snprintf(why, size, "tee() copied %d of %d bytes", c->teed,
+			 LEN);
+		return false;
+	}
+	if ((size_t)c->off != n) {
+		snprintf(why, size, "offset %lld after %zu bytes spliced",
+			 (long long)c->off, n);
+		return false;
+	}
+	return file_holds(c->file, data, n, why, size) &&
+	       pipe_holds(c->q[0], data + n, teed - n, "the destination pipe",
+			  why, size) &&
+	       pipe_holds(c->p[0], data, LEN, "the source pipe", why, size);
+}
+
+FIXTURE(pipe)
+{
+	struct pipe_ctx ctx;
+};
+
+FIXTURE_VARIANT(pipe)
+{
+	const struct pipe_op op;
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(pipe, pipe2) {
+	/* clang-format on */
+	.op = {
+		.scenario = "pipe2",
+		.prepare = pipe2_prepare,
+		.action = pipe2_action,
+		.check = pipe2_check,
+		.allowed = pipe_errnos,
+	},
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(pipe, splice_to_file) {
+	/* clang-format on */
+	.op = {
+		.scenario = "splice_pipe_to_tmpfs",
+		.prepare = to_file_prepare,
+		.action = to_file_action,
+		.check = to_file_check,
+		.allowed = splice_errnos,
+		.full = LEN,
+	},
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(pipe, splice_from_file) {
+	/* clang-format on */
+	.op = {
+		.scenario = "splice_tmpfs_direct_to_pipe",
+		.prepare = from_file_prepare,
+		.action = from_file_action,
+		.check = from_file_check,
+		.allowed = splice_errnos,
+		.full = LEN,
+	},
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(pipe, vmsplice) {
+	/* clang-format on */
+	.op = {
+		.scenario = "vmsplice",
+		.prepare = vmsplice_prepare,
+		.action = vmsplice_action,
+		.check = vmsplice_check,
+		.allowed = splice_errnos,
+		.full = LEN,
+	},
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(pipe, tee) {
+	/* clang-format on */
+	.op = {
+		.scenario = "tee_then_splice",
+		.prepare = tee_prepare,
+		.action = tee_action,
+		.check = tee_check,
+		.allowed = splice_errnos,
+		.full = LEN,
+	},
+};
+
+/* A fresh tmpfs with one empty file, in a private mount namespace. */
+FIXTURE_SETUP(pipe)
+{
+	const char *missing = failnth_missing();
+	struct pipe_ctx *c = &self->ctx;
+	const char *what;
+	int err, i;
+
+	c->dirfd = c->file = c->direct = -1;
+	c->p[0] = c->p[1] = c->q[0] = c->q[1] = -1;
+	if (missing)
+		SKIP(return, "%s", missing);
+	data = mmap(NULL, LEN, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, data)
+	{
+		data = NULL;
+		TH_LOG("mapping the data: %s", strerror(errno));
+	}
+	for (i = 0; i < LEN; i++)
+		data[i] = i * 131 + i / 4096;
+	if (unshare(CLONE_NEWNS))
+		SKIP(return, "cannot unshare the mount namespace: %s",
+			   strerror(errno));
+	ASSERT_EQ(0, mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+	{
+		TH_LOG("making / private: %s", strerror(errno));
+	}
+	if (mount("failnth", TMPFS_DIR, "tmpfs", 0, "size=1m,mode=0700")) {
+		err = errno;
+		if (err == EPERM)
+			SKIP(return, "mounting a tmpfs is not permitted here");
+		ASSERT_EQ(0, err)
+		{
+			TH_LOG("mounting a tmpfs on %s: %s", TMPFS_DIR,
+			       strerror(err));
+		}
+	}
+	what = "opening";
+	c->dirfd = open(TMPFS_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (c->dirfd < 0)
+		goto fail;
+	what = "creating a file on";
+	c->file =
+		openat(c->dirfd, FILE_NAME, O_CREAT | O_RDWR | O_CLOEXEC, 0600);
+	if (c->file < 0)
+		goto fail;
+	what = "opening with O_DIRECT a file on";
+	c->direct =
+		openat(c->dirfd, FILE_NAME, O_RDONLY | O_DIRECT | O_CLOEXEC);
+	if (c->direct < 0)
+		goto fail;
+	what = "statfs of";
+	if (fstatfs(c->dirfd, &c->fresh))
+		goto fail;
+	c->op = &variant->op;
+	return;
+
+fail:
+	err = errno;
+	if (c->direct >= 0)
+		close(c->direct);
+	if (c->file >= 0)
+		close(c->file);
+	if (c->dirfd >= 0)
+		close(c->dirfd);
+	c->dirfd = c->file = c->direct = -1;
+	umount2(TMPFS_DIR, MNT_DETACH);
+	ASSERT_EQ(0, err)
+	{
+		TH_LOG("%s the fresh tmpfs on %s: %s", what, TMPFS_DIR,
+		       strerror(err));
+	}
+}
+
+FIXTURE_TEARDOWN(pipe)
+{
+	struct pipe_ctx *c = &self->ctx;
+
+	/* The sweep restores the knobs itself; this covers an ASSERT. */
+	EXPECT_EQ(0, failnth_knobs_restore());
+	if (c->direct >= 0)
+		EXPECT_EQ(0, close(c->direct));
+	if (c->file >= 0)
+		EXPECT_EQ(0, close(c->file));
+	if (c->dirfd >= 0) {
+		EXPECT_EQ(0, close(c->dirfd));
+		/* Detached: an fd leaked by a point must not keep it busy. */
+		EXPECT_EQ(0, umount2(TMPFS_DIR, MNT_DETACH))
+		{
+			TH_LOG("unmounting %s: %s", TMPFS_DIR, strerror(errno));
+		}
+	}
+	if (data)
+		EXPECT_EQ(0, munmap(data, LEN));
+}
+
+static void pipe_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct pipe_ctx *c = arg;
+
+	c->op->prepare(_metadata, c);
+}
+
+static int pipe_action(void *arg)
+{
+	struct pipe_ctx *c = arg;
+
+	return c->op->action(c);
+}
+
+static bool pipe_check(void *arg, int ret, char *why, size_t size)
+{
+	struct pipe_ctx *c = arg;
+
+	return c->op->check(c, ret, why, size);
+}
+
+/* Closes every pipe end and empties the file. */
+static void pipe_cleanup(struct __test_metadata *_metadata, void *arg, int ret)
+{
+	struct pipe_ctx *c = arg;
+	int *const fds[] = { &c->p[0], &c->p[1], &c->q[0], &c->q[1] };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(fds); i++) {
+		if (*fds[i] >= 0)
+			EXPECT_EQ(0, close(*fds[i]));
+		*fds[i] = -1;
+	}
+	ASSERT_EQ(0, ftruncate(c->file, 0))
+	{
+		TH_LOG("emptying the file: %s", strerror(errno));
+	}
+}
+
+/* Back to fresh: no tmpfs block or inode is lost. */
+static bool pipe_settled(void *arg, char *why, size_t size)
+{
+	struct pipe_ctx *c = arg;
+	struct statfs sfs;
+
+	if (fstatfs(c->dirfd, &sfs)) {
+		snprintf(why, size, "fstatfs: %s", strerror(errno));
+		return false;
+	}
+	if (sfs.f_bfree != c->fresh.f_bfree ||
+	    sfs.f_ffree != c->fresh.f_ffree) {
+		snprintf(
+			why, size,
+			"tmpfs has %llu free blocks, %llu free inodes; %llu, %llu when fresh",
+			(unsigned long long)sfs.f_bfree,
+			(unsigned long long)sfs.f_ffree,
+			(unsigned long long)c->fresh.f_bfree,
+			(unsigned long long)c->fresh.f_ffree);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Every failslab and fail_page_alloc point (or those of one allocator, per
+ * mode) on the path of the variant's call fails in turn. The call must
+ * succeed, move fewer bytes than asked (a short count whose bytes are
+ * exactly those that arrived), or fail with an allowed errno having moved
+ * nothing; no fd, tmpfs block or inode is lost.
+ */
+static void pipe_sweep(struct __test_metadata *_metadata,
+		       FIXTURE_DATA(pipe) * self,
+		       const FIXTURE_VARIANT(pipe) * variant,
+		       enum failnth_mode mode)
+{
+	const struct failnth_scenario sc = {
+		.name = variant->op.scenario,
+		.allowed = variant->op.allowed,
+		.full = variant->op.full,
+		.deadline_s = SWEEP_TIMEOUT - 10,
+		.arg = &self->ctx,
+		.prepare = pipe_prepare,
+		.action = pipe_action,
+		.check = pipe_check,
+		.cleanup = pipe_cleanup,
+		.settled = pipe_settled,
+	};
+
+	failnth_sweep(_metadata, &sc, mode);
+}
+
+FAILNTH_TEST_MODES(pipe, SWEEP_TIMEOUT, pipe_sweep)
+
+TEST_HARNESS_MAIN
