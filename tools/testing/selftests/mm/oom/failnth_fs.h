@@ -1,0 +1,436 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The filesystem under a fail-nth sweep: a fresh tmpfs or a fresh XFS on a
+ * spare block device, mounted in the test's own mount namespace, and the
+ * small verbs the scenarios check it with (names in a directory, file
+ * contents, free inodes and blocks).
+ *
+ * Helpers that return int return 0 or -errno; the bool ones say what they
+ * found in @why. None of them asserts, so the scenarios' checks can use
+ * them.
+ */
+
+#ifndef __SELFTESTS_MM_OOM_FAILNTH_FS_H
+#define __SELFTESTS_MM_OOM_FAILNTH_FS_H
+
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/vfs.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/*
+ * The filesystem is mounted over this directory in the test's own mount
+ * namespace: nothing is created outside, and the mount goes away with the
+ * test process however it ends.
+ */
+#define FS_DIR "/tmp"
+
+/* XFS_IOC_FREE_EOFBLOCKS, from fs/xfs/libxfs/xfs_fs.h (no xfslibs-dev). */
+struct fs_xfs_eofblocks {
+	uint32_t eof_version;
+	uint32_t eof_flags;
+	uint32_t eof_uid;
+	uint32_t eof_gid;
+	uint32_t eof_prid;
+	uint32_t pad32;
+	uint64_t eof_min_file_size;
+	uint64_t pad64[12];
+};
+
+#define FS_XFS_EOFBLOCKS_VERSION 1
+#define FS_XFS_EOF_FLAGS_SYNC (1 << 0)
+#define FS_XFS_IOC_FREE_EOFBLOCKS _IOR('X', 58, struct fs_xfs_eofblocks)
+
+/* Bound on a directory listing in names_in(). */
+#define FS_NAMES_SIZE 4096
+
+/* The filesystem of a sweep, shared by a scenario's callbacks. */
+struct fs_ctx {
+	/* The root of the fresh filesystem. */
+	int dirfd;
+	bool xfs;
+	/* When fresh: free inodes and blocks, and the root's links. */
+	struct statfs fresh;
+	struct stat fresh_root;
+	/* What the scenario's prepare left open, or -1. */
+	int fd;
+	/* Inode numbers of "a" and "b" after prepare. */
+	ino_t ino_a, ino_b;
+	/* Scenario name for the summary: <fs>_<scenario>. */
+	char name[64];
+	const struct fs_op *op;
+	/* Blocks of "a" after prepare. */
+	blkcnt_t blocks_a;
+};
+
+/*
+ * A scenario, the same on every filesystem: a few names in the root, one
+ * call under test, and what that call may end with.
+ */
+struct fs_op {
+	const char *name;
+	/* Sets up the names the action works on (unarmed). Optional. */
+	void (*prepare)(struct __test_metadata *_metadata, struct fs_ctx *fs);
+	/* The call under test: >= 0 on success, else -errno. */
+	int (*action)(struct fs_ctx *fs);
+	/* Success: the effect complete; failure: nothing changed. */
+	bool (*check)(struct fs_ctx *fs, int ret, char *why, size_t size);
+	/* What a complete success returns (bytes); 0: no count. */
+	long full;
+	/* A success returns an fd to close. */
+	bool returns_fd;
+	/* Clean errnos, 0-terminated, each with its source; NULL: ENOMEM. */
+	const int *tmpfs_errnos, *xfs_errnos;
+	/* Why tmpfs has no injection point on this path, to skip there. */
+	const char *tmpfs_skip;
+};
+
+/* Byte @off of the file content numbered @seed: not periodic in a page. */
+static inline uint8_t fs_byte(uint64_t off, int seed)
+{
+	return (uint8_t)(off * 7 + (off >> 9) * 13 + seed * 101 + 1);
+}
+
+static void fs_fill(uint8_t *buf, size_t len, uint64_t off, int seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		buf[i] = fs_byte(off + i, seed);
+}
+
+/*
+ * Whether bytes [@off, @off + @len) of @fd are content @seed (seed -1:
+ * zeros); else the first byte that differs, in @why.
+ */
+static bool fs_data_is(int fd, uint64_t off, uint64_t len, int seed,
+		       const char *what, char *why, size_t size)
+{
+	static uint8_t buf[64 * 1024];
+	uint64_t done = 0;
+	ssize_t ret;
+	size_t i;
+
+	while (done < len) {
+		size_t chunk = len - done < sizeof(buf) ? len - done :
+							  sizeof(buf);
+
+		ret = pread(fd, buf, chunk, off + done);
+		if (ret <= 0) {
+			snprintf(why, size, "%s: read at %llu: %s", what,
+				 (unsigned long long)(off + done),
+				 ret ? strerror(errno) : "end of file");
+			return false;
+		}
+		for (i = 0; i < (size_t)ret; i++) {
+			uint64_t at = off + done + i;
+			uint8_t want = seed < 0 ? 0 : fs_byte(at, seed);
+
+			if (buf[i] != want) {
+				snprintf(why, size,
+					 "%s: byte %llu is 0x%02x, not 0x%02x",
+					 what, (unsigned long long)at, buf[i],
+					 want);
+				return false;
+			}
+		}
+		done += ret;
+	}
+	return true;
+}
+
+/* Writes @len bytes of content @seed at @off of @fd; returns 0 or -errno. */
+static int fs_write_data(int fd, uint64_t off, size_t len, int seed)
+{
+	static uint8_t buf[64 * 1024];
+	size_t done = 0;
+	ssize_t ret;
+
+	while (done < len) {
+		size_t chunk = len - done < sizeof(buf) ? len - done :
+							  sizeof(buf);
+
+		fs_fill(buf, chunk, off + done, seed);
+		ret = pwrite(fd, buf, chunk, off + done);
+		if (ret <= 0)
+			return ret ? -errno : -EIO;
+		done += ret;
+	}
+	return 0;
+}
+
+/* Creates @name in @dirfd with @len bytes of content @seed; 0 or -errno. */
+static int fs_make_file(int dirfd, const char *name, size_t len, int seed)
+{
+	int fd, err;
+
+	fd = openat(dirfd, name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	err = fs_write_data(fd, 0, len, seed);
+	if (close(fd) && !err)
+		err = -errno;
+	return err;
+}
+
+/*
+ * Whether @name is a regular file of @len bytes of content @seed, with
+ * @nlink links (and inode @ino unless 0).
+ */
+static bool fs_file_is(int dirfd, const char *name, uint64_t len, int seed,
+		       nlink_t nlink, ino_t ino, char *why, size_t size)
+{
+	struct stat st;
+	bool ok;
+	int fd;
+
+	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st)) {
+		snprintf(why, size, "%s: %s", name, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_size != (off_t)len ||
+	    st.st_nlink != nlink || (ino && st.st_ino != ino)) {
+		snprintf(
+			why, size,
+			"%s: mode 0%o size %lld links %lu inode %lu, want a file of %llu bytes, %lu links, inode %lu",
+			name, st.st_mode, (long long)st.st_size,
+			(unsigned long)st.st_nlink, (unsigned long)st.st_ino,
+			(unsigned long long)len, (unsigned long)nlink,
+			(unsigned long)ino);
+		close(fd);
+		return false;
+	}
+	ok = fs_data_is(fd, 0, len, seed, name, why, size);
+	close(fd);
+	return ok;
+}
+
+static int fs_names_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * Lists @dirfd's entries, but "." and "..", sorted and joined by ',' into
+ * @out (empty for an empty directory). Returns the count or -errno.
+ */
+static int fs_names(int dirfd, char *out, size_t size)
+{
+	static char buf[FS_NAMES_SIZE], names[FS_NAMES_SIZE];
+	static const char *name[256];
+	int fd, nr = 0, i;
+	size_t used = 0;
+	long len, off;
+
+	fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while ((len = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
+		for (off = 0; off < len;
+		     off += ((struct dirent64 *)(buf + off))->d_reclen) {
+			const char *n =
+				((struct dirent64 *)(buf + off))->d_name;
+			size_t l = strlen(n) + 1;
+
+			if (!strcmp(n, ".") || !strcmp(n, ".."))
+				continue;
+			if (nr == ARRAY_SIZE(name) ||
+			    used + l > sizeof(names)) {
+				close(fd);
+				return -E2BIG;
+			}
+			name[nr++] = memcpy(names + used, n, l);
+			used += l;
+		}
+	}
+	i = len < 0 ? -errno : 0;
+	close(fd);
+	if (i)
+		return i;
+	qsort(name, nr, sizeof(name[0]), fs_names_cmp);
+	out[0] = '\0';
+	for (i = 0, used = 0; i < nr && used < size; i++)
+		used += snprintf(out + used, size - used, "%s%s", i ? "," : "",
+				 name[i]);
+	return nr;
+}
+
+/* Whether the entries of @dirfd are exactly @want (as fs_names() lists). */
+static bool fs_names_are(int dirfd, const char *want, char *why, size_t size)
+{
+	static char got[FS_NAMES_SIZE];
+	int nr = fs_names(dirfd, got, sizeof(got));
+
+	if (nr < 0) {
+		snprintf(why, size, "listing the directory: %s", strerror(-nr));
+		return false;
+	}
+	if (strcmp(got, want)) {
+		snprintf(why, size, "directory lists \"%.200s\", want \"%s\"",
+			 got, want);
+		return false;
+	}
+	return true;
+}
+
+/* Whether the root has @nlink links (2 + its subdirectories). */
+static bool fs_root_links(struct fs_ctx *fs, nlink_t extra, char *why,
+			  size_t size)
+{
+	struct stat st;
+
+	if (fstat(fs->dirfd, &st)) {
+		snprintf(why, size, "fstat of the root: %s", strerror(errno));
+		return false;
+	}
+	if (st.st_nlink != fs->fresh_root.st_nlink + extra) {
+		snprintf(why, size, "root has %lu links, want %lu",
+			 (unsigned long)st.st_nlink,
+			 (unsigned long)(fs->fresh_root.st_nlink + extra));
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Removes every entry of @dirfd, and of its subdirectories down to @depth
+ * levels; returns 0 or -errno.
+ */
+static int fs_empty_dir(int dirfd, int depth)
+{
+	char buf[2048];
+	long len, off;
+	int fd, sub, err = 0;
+
+	fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (!err &&
+	       (len = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
+		for (off = 0; !err && off < len;) {
+			struct dirent64 *de = (struct dirent64 *)(buf + off);
+
+			off += de->d_reclen;
+			if (!strcmp(de->d_name, ".") ||
+			    !strcmp(de->d_name, ".."))
+				continue;
+			if (de->d_type != DT_DIR) {
+				if (unlinkat(dirfd, de->d_name, 0))
+					err = -errno;
+				continue;
+			}
+			sub = depth ? openat(dirfd, de->d_name,
+					     O_RDONLY | O_DIRECTORY |
+						     O_CLOEXEC) :
+				      -1;
+			if (sub >= 0) {
+				err = fs_empty_dir(sub, depth - 1);
+				close(sub);
+			}
+			if (!err && unlinkat(dirfd, de->d_name, AT_REMOVEDIR))
+				err = -errno;
+		}
+	}
+	close(fd);
+	return err;
+}
+
+/*
+ * Reads the free counts once the filesystem has settled: XFS inactivates
+ * unlinked inodes in the background (fs/xfs/xfs_icache.c, inodegc), and
+ * statfs only pushes that work without waiting for it (xfs_fs_statfs():
+ * "Expedite background inodegc but don't wait"). XFS_IOC_FREE_EOFBLOCKS
+ * with XFS_EOF_FLAGS_SYNC ends in xfs_blockgc_free_space(), which trims
+ * the post-EOF preallocations and then waits in xfs_inodegc_flush(), so
+ * the counts after it are exact.
+ */
+static int fs_statfs(struct fs_ctx *fs, struct statfs *sfs)
+{
+	struct fs_xfs_eofblocks eofb = {
+		.eof_version = FS_XFS_EOFBLOCKS_VERSION,
+		.eof_flags = FS_XFS_EOF_FLAGS_SYNC,
+	};
+
+	if (fs->xfs && ioctl(fs->dirfd, FS_XFS_IOC_FREE_EOFBLOCKS, &eofb))
+		return -errno;
+	return fstatfs(fs->dirfd, sfs) ? -errno : 0;
+}
+
+/* Back to fresh: every inode and block of a success or failure freed. */
+static bool fs_settled(void *arg, char *why, size_t size)
+{
+	struct fs_ctx *fs = arg;
+	struct statfs sfs;
+	int err = fs_statfs(fs, &sfs);
+
+	if (err) {
+		snprintf(why, size, "statfs: %s", strerror(-err));
+		return false;
+	}
+	if (sfs.f_ffree != fs->fresh.f_ffree ||
+	    sfs.f_bfree != fs->fresh.f_bfree) {
+		snprintf(
+			why, size,
+			"%llu free inodes and %llu free blocks, %llu and %llu when fresh",
+			(unsigned long long)sfs.f_ffree,
+			(unsigned long long)sfs.f_bfree,
+			(unsigned long long)fs->fresh.f_ffree,
+			(unsigned long long)fs->fresh.f_bfree);
+		return false;
+	}
+	return fs_root_links(fs, 0, why, size);
+}
+
+/*
+ * Runs @argv with stdout and stderr on /dev/null, killed after @timeout_s;
+ * returns its exit status, 127 if it could not be run, or -errno.
+ */
+static int fs_run(char *const argv[], int timeout_s)
+{
+	struct timespec nap = { .tv_nsec = 10 * 1000 * 1000 };
+	int status, i, null;
+	pid_t pid, got;
+
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (!pid) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		null = open("/dev/null", O_WRONLY);
+		if (null >= 0) {
+			dup2(null, 1);
+			dup2(null, 2);
+		}
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	for (i = 0; i < timeout_s * 100; i++) {
+		got = waitpid(pid, &status, WNOHANG);
+		if (got == pid)
+			return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+		if (got < 0)
+			return -errno;
+		nanosleep(&nap, NULL);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	return -ETIMEDOUT;
+}
+
+#endif /* __SELFTESTS_MM_OOM_FAILNTH_FS_H */

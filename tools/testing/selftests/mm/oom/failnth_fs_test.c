@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Filesystem calls while their small allocations fail, one at a time, on a
+ * fresh tmpfs and on a fresh XFS.
+ *
+ * Each variant is one call (create, remove, rename, link, symlink, list,
+ * truncate, fallocate, write, fsync, xattrs) on a few files that prepare
+ * made, with every failslab and fail_page_alloc point on its path made to
+ * fail in turn (see failnth.h). The call must succeed or fail with an
+ * allowed errno. A success leaves exactly its effect: the names, links,
+ * sizes and bytes it should; a short write exactly what it counted; a
+ * failure leaves everything as it was. Once cleaned up, the filesystem has
+ * as many free inodes and blocks as when fresh, and no fd is leaked.
+ *
+ * The same scenarios run on both filesystems: FS_SCENARIO() adds each to
+ * the tmpfs and the xfs fixture. Test names: failnth_fs.<fs>.<call>.<mode>.
+ */
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "failnth.h"
+#include "failnth_fs.h"
+#include "failnth_fs_names.h"
+#include "failnth_fs_data.h"
+
+/* Per test; the sweep's own deadline is 10 s shorter. */
+#define SWEEP_TIMEOUT 100
+
+/* What a call may fail with on a filesystem that says nothing else. */
+static const int enomem_only[] = { ENOMEM, 0 };
+
+/*
+ * Creating an inode on tmpfs: shmem reports a failed inode allocation as
+ * ENOSPC, not ENOMEM: mm/shmem.c:__shmem_get_inode() has
+ * "return ERR_PTR(-ENOSPC);" when new_inode() fails (linux 6.12).
+ */
+static const int tmpfs_create_errnos[] = { ENOMEM, ENOSPC, 0 };
+
+FIXTURE(tmpfs)
+{
+	struct fs_ctx fs;
+};
+
+FIXTURE(xfs)
+{
+	struct fs_ctx fs;
+};
+
+FIXTURE_VARIANT(tmpfs)
+{
+	const struct fs_op *op;
+};
+
+FIXTURE_VARIANT(xfs)
+{
+	const struct fs_op *op;
+};
+
+/* One scenario, on both filesystems. */
+/* clang-format off */
+#define FS_SCENARIO(_name, ...)						\
+	static const struct fs_op fs_op_##_name = {			\
+		.name = #_name, __VA_ARGS__				\
+	};								\
+	FIXTURE_VARIANT_ADD(tmpfs, _name) { .op = &fs_op_##_name };	\
+	FIXTURE_VARIANT_ADD(xfs, _name) { .op = &fs_op_##_name }
+/* clang-format on */
+
+/* clang-format off */
+FS_SCENARIO(open_creat, .action = act_open_creat, .check = check_open_creat,
+	    .returns_fd = true, .tmpfs_errnos = tmpfs_create_errnos);
+FS_SCENARIO(mkdir, .action = act_mkdir, .check = check_mkdir,
+	    .tmpfs_errnos = tmpfs_create_errnos);
+FS_SCENARIO(rmdir, .prepare = prep_d, .action = act_rmdir,
+	    .check = check_rmdir);
+FS_SCENARIO(unlink, .prepare = prep_a, .action = act_unlink,
+	    .check = check_unlink);
+FS_SCENARIO(rename, .prepare = prep_ab, .action = act_rename,
+	    .check = check_rename);
+FS_SCENARIO(rename_exchange, .prepare = prep_ab,
+	    .action = act_rename_exchange, .check = check_rename_exchange);
+FS_SCENARIO(link, .prepare = prep_a, .action = act_link,
+	    .check = check_link);
+FS_SCENARIO(symlink, .action = act_symlink, .check = check_symlink,
+	    .tmpfs_errnos = tmpfs_create_errnos);
+FS_SCENARIO(symlink_short, .action = act_symlink_short,
+	    .check = check_symlink_short, .tmpfs_errnos = tmpfs_create_errnos);
+FS_SCENARIO(readlink, .prepare = prep_s, .action = act_readlink,
+	    .check = check_readlink, .full = LINK_LONG_LEN);
+FS_SCENARIO(getdents, .prepare = prep_dents, .action = act_getdents,
+	    .check = check_getdents, .full = DENTS_NR + 2);
+FS_SCENARIO(truncate_grow, .prepare = prep_a, .action = act_truncate_grow,
+	    .check = check_truncate_grow);
+FS_SCENARIO(truncate_shrink, .prepare = prep_long_a,
+	    .action = act_truncate_shrink, .check = check_truncate_shrink);
+FS_SCENARIO(fallocate, .prepare = prep_a_open, .action = act_fallocate,
+	    .check = check_fallocate);
+FS_SCENARIO(write_4k, .prepare = prep_write, .action = act_write,
+	    .check = check_write, .full = 4096);
+FS_SCENARIO(write_64k, .prepare = prep_write, .action = act_write,
+	    .check = check_write, .full = 64 * 1024);
+FS_SCENARIO(write_1m, .prepare = prep_write, .action = act_write,
+	    .check = check_write, .full = 1024 * 1024);
+FS_SCENARIO(pwritev, .prepare = prep_write, .action = act_pwritev,
+	    .check = check_write, .full = PWRITEV_LEN);
+FS_SCENARIO(fsync, .prepare = prep_fsync, .action = act_fsync,
+	    .check = check_fsync,
+	    /* mm/shmem.c: shmem_file_operations has .fsync = noop_fsync. */
+	    .tmpfs_skip = "tmpfs fsync is noop_fsync: no allocation to fail");
+FS_SCENARIO(setxattr, .prepare = prep_keep, .action = act_setxattr,
+	    .check = check_setxattr);
+FS_SCENARIO(getxattr, .prepare = prep_keep_big, .action = act_getxattr,
+	    .check = check_getxattr, .full = XATTR_LEN);
+FS_SCENARIO(listxattr, .prepare = prep_four, .action = act_listxattr,
+	    .check = check_listxattr, .full = LIST_LEN);
+FS_SCENARIO(removexattr, .prepare = prep_keep_big,
+	    .action = act_removexattr, .check = check_removexattr);
+/* clang-format on */
+
+/* Formats the scratch device, or says why a person cannot here. */
+static const char *xfs_format(struct __test_metadata *_metadata,
+			      const char *dev)
+{
+	char *const argv[] = { "mkfs.xfs", "-f", "-q", "-K", (char *)dev, NULL };
+	struct timespec start;
+	struct stat st;
+	int ret;
+
+	if (!dev || !*dev)
+		return "set OOM_SCRATCH_DEV to a spare block device of >= 300 MB that may be formatted";
+	if (stat(dev, &st) || !S_ISBLK(st.st_mode))
+		return "OOM_SCRATCH_DEV is not a block device: set it to a spare one of >= 300 MB that may be formatted";
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	ret = fs_run(argv, 60);
+	if (ret == 127)
+		return "mkfs.xfs not found: install xfsprogs";
+	EXPECT_EQ(0, ret)
+	{
+		TH_LOG("mkfs.xfs -f %s: %s %d", dev,
+		       ret < 0 ? strerror(-ret) : "exit status", ret);
+	}
+	if (ret)
+		return "";
+	ksft_print_msg("fs mkfs: secs=%.3f\n", failnth_elapsed(&start));
+	return NULL;
+}
+
+/*
+ * A fresh filesystem on FS_DIR, in a private mount namespace: a tmpfs, or
+ * an XFS made on $OOM_SCRATCH_DEV. Returns NULL, or why the test skips.
+ */
+static const char *fs_mount(struct __test_metadata *_metadata,
+			    struct fs_ctx *fs, const struct fs_op *op, bool xfs)
+{
+	const char *dev = getenv("OOM_SCRATCH_DEV"), *why;
+	int err;
+
+	fs->dirfd = -1;
+	fs->fd = -1;
+	fs->xfs = xfs;
+	fs->op = op;
+	snprintf(fs->name, sizeof(fs->name), "%s_%s", xfs ? "xfs" : "tmpfs",
+		 op->name);
+	why = failnth_missing();
+	if (why)
+		return why;
+	if (!xfs && op->tmpfs_skip)
+		return op->tmpfs_skip;
+	if (unshare(CLONE_NEWNS))
+		return "cannot unshare the mount namespace";
+	err = mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ? errno : 0;
+	EXPECT_EQ(0, err)
+	{
+		TH_LOG("making / private: %s", strerror(err));
+	}
+	if (err)
+		return "";
+	if (xfs) {
+		why = xfs_format(_metadata, dev);
+		if (why)
+			return why;
+		err = mount(dev, FS_DIR, "xfs", 0, NULL) ? errno : 0;
+		if (err == ENODEV)
+			return "XFS missing: needs CONFIG_XFS_FS";
+	} else {
+		err = mount("failnth", FS_DIR, "tmpfs", 0,
+			    "size=8m,mode=0700") ?
+			      errno :
+			      0;
+	}
+	if (err == EPERM)
+		return "mounting a filesystem is not permitted here";
+	EXPECT_EQ(0, err)
+	{
+		TH_LOG("mounting %s on %s: %s", xfs ? dev : "a tmpfs", FS_DIR,
+		       strerror(err));
+	}
+	if (err)
+		return "";
+	fs->dirfd = open(FS_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	err = fs->dirfd < 0 ? -errno : fs_statfs(fs, &fs->fresh);
+	if (!err && fstat(fs->dirfd, &fs->fresh_root))
+		err = -errno;
+	EXPECT_EQ(0, err)
+	{
+		TH_LOG("opening the fresh filesystem on %s: %s", FS_DIR,
+		       strerror(-err));
+	}
+	if (err) {
+		if (fs->dirfd >= 0)
+			close(fs->dirfd);
+		fs->dirfd = -1;
+		umount2(FS_DIR, MNT_DETACH);
+		return "";
+	}
+	return NULL;
+}
+
+static void fs_unmount(struct __test_metadata *_metadata, struct fs_ctx *fs)
+{
+	/* The sweep restores the knobs itself; this covers an ASSERT. */
+	EXPECT_EQ(0, failnth_knobs_restore());
+	if (fs->fd >= 0)
+		close(fs->fd);
+	EXPECT_EQ(0, close(fs->dirfd));
+	/*
+	 * A plain unmount, so that the next test's mkfs finds the device
+	 * free; detached if an fd leaked by a failed point keeps it busy.
+	 */
+	if (umount(FS_DIR)) {
+		EXPECT_EQ(EBUSY, errno);
+		EXPECT_EQ(0, umount2(FS_DIR, MNT_DETACH));
+	}
+}
+
+/* An empty reason: an EXPECT failed, the test stops without teardown. */
+FIXTURE_SETUP(tmpfs)
+{
+	const char *why = fs_mount(_metadata, &self->fs, variant->op, false);
+
+	if (why && *why)
+		SKIP(return, "%s", why);
+}
+
+FIXTURE_SETUP(xfs)
+{
+	const char *why = fs_mount(_metadata, &self->fs, variant->op, true);
+
+	if (why && *why)
+		SKIP(return, "%s", why);
+}
+
+FIXTURE_TEARDOWN(tmpfs)
+{
+	fs_unmount(_metadata, &self->fs);
+}
+
+FIXTURE_TEARDOWN(xfs)
+{
+	fs_unmount(_metadata, &self->fs);
+}
+
+static int fs_action(void *arg)
+{
+	struct fs_ctx *fs = arg;
+
+	return fs->op->action(fs);
+}
+
+static void fs_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct fs_ctx *fs = arg;
+
+	if (fs->op->prepare)
+		fs->op->prepare(_metadata, fs);
+}
+
+static bool fs_check(void *arg, int ret, char *why, size_t size)
+{
+	struct fs_ctx *fs = arg;
+
+	return fs->op->check(fs, ret, why, size);
+}
+
+/* Closes what the call and prepare opened and removes every name. */
+static void fs_cleanup(struct __test_metadata *_metadata, void *arg, int ret)
+{
+	static char left[FS_NAMES_SIZE];
+	struct fs_ctx *fs = arg;
+
+	if (ret >= 0 && fs->op->returns_fd)
+		ASSERT_EQ(0, close(ret));
+	if (fs->fd >= 0)
+		ASSERT_EQ(0, close(fs->fd));
+	fs->fd = -1;
+	ASSERT_EQ(0, fs_empty_dir(fs->dirfd, 1));
+	ASSERT_EQ(0, fs_names(fs->dirfd, left, sizeof(left)))
+	{
+		TH_LOG("%s: left after cleanup: %s", fs->name, left);
+	}
+}
+
+/*
+ * Every failslab and fail_page_alloc point (or those of one allocator, per
+ * mode) on the path of the variant's call fails in turn. The call must
+ * succeed or fail with ENOMEM (or an errno cited above); a success leaves
+ * exactly its effect, a failure nothing, and neither loses an inode, a
+ * block or an fd.
+ */
+static void fs_sweep(struct __test_metadata *_metadata, struct fs_ctx *fs,
+		     enum failnth_mode mode)
+{
+	const int *allowed = fs->xfs ? fs->op->xfs_errnos :
+				       fs->op->tmpfs_errnos;
+	const struct failnth_scenario sc = {
+		.name = fs->name,
+		.allowed = allowed ? allowed : enomem_only,
+		.full = fs->op->full,
+		.deadline_s = SWEEP_TIMEOUT - 10,
+		.arg = fs,
+		.prepare = fs_prepare,
+		.action = fs_action,
+		.check = fs_check,
+		.cleanup = fs_cleanup,
+		.settled = fs_settled,
+	};
+
+	failnth_sweep(_metadata, &sc, mode);
+}
+
+static void tmpfs_run(struct __test_metadata *_metadata,
+		      FIXTURE_DATA(tmpfs) * self,
+		      const FIXTURE_VARIANT(tmpfs) * variant,
+		      enum failnth_mode mode)
+{
+	fs_sweep(_metadata, &self->fs, mode);
+}
+
+static void xfs_run(struct __test_metadata *_metadata, FIXTURE_DATA(xfs) * self,
+		    const FIXTURE_VARIANT(xfs) * variant,
+		    enum failnth_mode mode)
+{
+	fs_sweep(_metadata, &self->fs, mode);
+}
+
+FAILNTH_TEST_MODES(tmpfs, SWEEP_TIMEOUT, tmpfs_run)
+FAILNTH_TEST_MODES(xfs, SWEEP_TIMEOUT, xfs_run)
+
+TEST_HARNESS_MAIN
