@@ -1,0 +1,615 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * SysV message queues and semaphores while their small allocations fail,
+ * one at a time.
+ *
+ * Each variant runs one call with every failslab and fail_page_alloc point
+ * on its path made to fail in turn (see failnth.h), in a private IPC
+ * namespace: msgget() and semget() of a new object, msgsnd() of a
+ * two-segment message, semop() with SEM_UNDO. The call must succeed or
+ * fail with an allowed errno. A new object is listed in /proc/sysvipc and
+ * works; a sent message is queued once and reads back whole; semaphore
+ * values and the undo entry are exactly what the operations say. A failure
+ * creates no object, queues nothing and changes no value.
+ */
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ipc.h>
+#include <sys/msg.h>
+#include <sys/sem.h>
+#include <unistd.h>
+
+#include "failnth.h"
+
+/* Per variant; the sweep's own deadline is 10 s shorter. */
+#define SWEEP_TIMEOUT 60
+
+/* Bound on the objects a /proc/sysvipc file lists here. */
+#define MAX_IDS 64
+
+/* A key for the keyed msgget(): "toos". */
+#define MSG_KEY 0x746f6f73
+
+/*
+ * A message larger than one page (DATALEN_MSG), so that load_msg()
+ * allocates a segment besides the msg_msg, and below the default msgmax.
+ */
+#define MSG_LEN 8000
+
+/* The semaphores of a new set. */
+#define NSEMS 4
+
+/* semctl()'s fourth argument, which the caller defines. */
+union semun {
+	int val;
+	struct semid_ds *buf;
+	unsigned short *array;
+};
+
+/*
+ * Clean failures of msgget(), msgsnd(), semget() and semop(): none but
+ * ENOMEM. (ipc_addid()'s ENOSPC is the msgmni/semmni limit, not an
+ * allocation: ipc/util.c:290 "if (ids->in_use >= limit) return -ENOSPC;".)
+ */
+static const int ipc_errnos[] = { ENOMEM, 0 };
+
+static struct {
+	long mtype;
+	char mtext[MSG_LEN];
+} msg_out, msg_in;
+
+struct sysv_ctx;
+
+/* One scenario: how a variant sets up, calls and checks. */
+struct sysv_op {
+	/* The scenario's name in the summary line. */
+	const char *scenario;
+	/* The /proc/sysvipc file that lists the objects of this kind. */
+	const char *proc;
+	/* Before each point, unarmed. Optional. */
+	void (*prepare)(struct __test_metadata *_metadata, struct sysv_ctx *c);
+	/* The call under test: >= 0 on success, else -errno. */
+	int (*action)(struct sysv_ctx *c);
+	/* Whether the object is as @ret says; the listing is checked apart. */
+	bool (*check)(struct sysv_ctx *c, int ret, char *why, size_t size);
+	/* Removes the object @id. */
+	int (*remove)(int id);
+	/* Whether the call creates the object (else prepare does). */
+	bool creates;
+	/* Clean failures, 0-terminated. */
+	const int *allowed;
+};
+
+/* Shared by the callbacks of a sweep. */
+struct sysv_ctx {
+	const struct sysv_op *op;
+	/* The object under test, -1 when there is none. */
+	int id;
+	/* The ids /proc/sysvipc listed before the sweep. */
+	int before[MAX_IDS];
+	int nr_before;
+};
+
+/*
+ * Reads the ids (second column) that the /proc/sysvipc file @path lists
+ * into @ids; returns their number or -errno.
+ */
+static int read_ids(const char *path, int *ids, int max)
+{
+	char line[512];
+	int nr = 0, key, id;
+	FILE *f;
+
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	if (!fgets(line, sizeof(line), f)) {
+		fclose(f);
+		return -ENODATA;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%d %d", &key, &id) != 2)
+			continue;
+		if (nr == max) {
+			nr = -EFBIG;
+			break;
+		}
+		ids[nr++] = id;
+	}
+	fclose(f);
+	return nr;
+}
+
+static bool id_in(int id, const int *ids, int nr)
+{
+	while (nr-- > 0)
+		if (ids[nr] == id)
+			return true;
+	return false;
+}
+
+/*
+ * Whether /proc/sysvipc lists exactly the ids it listed before the sweep,
+ * plus @id when @id >= 0.
+ */
+static bool listed_as_before(struct sysv_ctx *c, int id, char *why, size_t size)
+{
+	int now[MAX_IDS], nr, i, extra = id >= 0;
+
+	nr = read_ids(c->op->proc, now, MAX_IDS);
+	if (nr < 0) {
+		snprintf(why, size, "reading %s: %s", c->op->proc,
+			 strerror(-nr));
+		return false;
+	}
+	for (i = 0; i < nr; i++) {
+		if (now[i] == id || id_in(now[i], c->before, c->nr_before))
+			continue;
+		snprintf(why, size, "%s lists id %d, which %s", c->op->proc,
+			 now[i],
+			 id >= 0 ? "is neither the new one nor an old one" :
+				   "a failed call left");
+		return false;
+	}
+	if (nr != c->nr_before + extra || (extra && !id_in(id, now, nr))) {
+		snprintf(why, size, "%s lists %d ids, expected %d%s",
+			 c->op->proc, nr, c->nr_before + extra,
+			 extra ? " with the new one" : "");
+		return false;
+	}
+	return true;
+}
+
+static int msg_remove(int id)
+{
+	return msgctl(id, IPC_RMID, NULL);
+}
+
+static int sem_remove(int id)
+{
+	return semctl(id, 0, IPC_RMID);
+}
+
+/*
+ * Whether queue @id holds exactly @qnum messages of @cbytes bytes in all,
+ * by IPC_STAT.
+ */
+static bool queue_holds(int id, unsigned long qnum, unsigned long cbytes,
+			char *why, size_t size)
+{
+	struct msqid_ds ds;
+
+	if (msgctl(id, IPC_STAT, &ds)) {
+		snprintf(why, size, "IPC_STAT of queue %d: %s", id,
+			 strerror(errno));
+		return false;
+	}
+	if (ds.msg_qnum != qnum || ds.__msg_cbytes != cbytes) {
+		snprintf(
+			why, size,
+			"queue %d holds %lu messages, %lu bytes; expected %lu, %lu",
+			id, (unsigned long)ds.msg_qnum,
+			(unsigned long)ds.__msg_cbytes, qnum, cbytes);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Whether queue @id holds exactly msg_out, once: it reads back whole, and
+ * then the queue is empty. Consumes it.
+ */
+static bool queue_has_msg_out(int id, char *why, size_t size)
+{
+	ssize_t len;
+
+	memset(&msg_in, 0, sizeof(msg_in));
+	len = msgrcv(id, &msg_in, sizeof(msg_in.mtext), 0, IPC_NOWAIT);
+	if (len != MSG_LEN || msg_in.mtype != msg_out.mtype ||
+	    memcmp(msg_in.mtext, msg_out.mtext, MSG_LEN)) {
+		snprintf(
+			why, size,
+			"msgrcv from queue %d: %zd bytes (%s), type %ld: not the message sent",
+			id, len, len < 0 ? strerror(errno) : "read",
+			msg_in.mtype);
+		return false;
+	}
+	return queue_holds(id, 0, 0, why, size);
+}
+
+/* msgget() of a new private queue, or of a new keyed one. */
+static int msgget_private_action(struct sysv_ctx *c)
+{
+	int id = msgget(IPC_PRIVATE, IPC_CREAT | 0600);
+
+	return id < 0 ? -errno : (c->id = id);
+}
+
+static int msgget_key_action(struct sysv_ctx *c)
+{
+	int id = msgget(MSG_KEY, IPC_CREAT | IPC_EXCL | 0600);
+
+	return id < 0 ? -errno : (c->id = id);
+}
+
+/*
+ * Success: the queue is empty and carries a message. A keyed one is found
+ * by its key. Failure: the key is unused.
+ */
+static bool msgget_check(struct sysv_ctx *c, int ret, char *why, size_t size)
+{
+	bool keyed = c->op->action == msgget_key_action;
+	int found;
+
+	if (keyed) {
+		found = msgget(MSG_KEY, 0);
+		if (found != (ret < 0 ? -1 : c->id)) {
+			snprintf(why, size, "key 0x%x finds queue %d after %s",
+				 MSG_KEY, found,
+				 ret < 0 ? "a failure" : "success");
+			return false;
+		}
+	}
+	if (ret < 0)
+		return true;
+	if (!queue_holds(c->id, 0, 0, why, size))
+		return false;
+	if (msgsnd(c->id, &msg_out, MSG_LEN, IPC_NOWAIT)) {
+		snprintf(why, size, "msgsnd to the new queue: %s",
+			 strerror(errno));
+		return false;
+	}
+	return queue_has_msg_out(c->id, why, size);
+}
+
+/* msgsnd() of msg_out to an empty queue. */
+static void msgsnd_prepare(struct __test_metadata *_metadata,
+			   struct sysv_ctx *c)
+{
+	c->id = msgget(IPC_PRIVATE, IPC_CREAT | 0600);
+	ASSERT_LE(0, c->id)
+	{
+		TH_LOG("msgget (unarmed): %s", strerror(errno));
+	}
+}
+
+static int msgsnd_action(struct sysv_ctx *c)
+{
+	return msgsnd(c->id, &msg_out, MSG_LEN, IPC_NOWAIT) ? -errno : 0;
+}
+
+/* Success: queued once, whole. Failure: the queue stays empty. */
+static bool msgsnd_check(struct sysv_ctx *c, int ret, char *why, size_t size)
+{
+	if (ret < 0) {
+		if (msgrcv(c->id, &msg_in, sizeof(msg_in.mtext), 0,
+			   IPC_NOWAIT) >= 0 ||
+		    errno != ENOMSG) {
+			snprintf(why, size,
+				 "after a failed msgsnd, msgrcv gave %s",
+				 strerror(errno));
+			return false;
+		}
+		return queue_holds(c->id, 0, 0, why, size);
+	}
+	return queue_holds(c->id, 1, MSG_LEN, why, size) &&
+	       queue_has_msg_out(c->id, why, size);
+}
+
+/* Whether the values of set @id are @val[0, NSEMS). */
+static bool sem_values(int id, const unsigned short *val, const char *when,
+		       char *why, size_t size)
+{
+	unsigned short now[NSEMS] = {};
+	union semun arg = { .array = now };
+	int i;
+
+	if (semctl(id, 0, GETALL, arg)) {
+		snprintf(why, size, "GETALL of set %d: %s", id,
+			 strerror(errno));
+		return false;
+	}
+	for (i = 0; i < NSEMS; i++) {
+		if (now[i] == val[i])
+			continue;
+		snprintf(why, size, "%s: semaphore %d is %u, expected %u", when,
+			 i, now[i], val[i]);
+		return false;
+	}
+	return true;
+}
+
+/* semget() of a new set of NSEMS. */
+static int semget_action(struct sysv_ctx *c)
+{
+	int id = semget(IPC_PRIVATE, NSEMS, IPC_CREAT | 0600);
+
+	return id < 0 ? -errno : (c->id = id);
+}
+
+/* Success: NSEMS semaphores, all 0, that take an operation. */
+static bool semget_check(struct sysv_ctx *c, int ret, char *why, size_t size)
+{
+	static const unsigned short zero[NSEMS], one[NSEMS] = { [2] = 1 };
+	struct sembuf op = { .sem_num = 2, .sem_op = 1 };
+	struct semid_ds ds;
+	union semun arg = { .buf = &ds };
+
+	if (ret < 0)
+		return true;
+	if (semctl(c->id, 0, IPC_STAT, arg) || ds.sem_nsems != NSEMS) {
+		snprintf(why, size,
+			 "set %d: IPC_STAT failed or has %lu semaphores", c->id,
+			 (unsigned long)ds.sem_nsems);
+		return false;
+	}
+	if (!sem_values(c->id, zero, "new set", why, size))
+		return false;
+	if (semop(c->id, &op, 1)) {
+		snprintf(why, size, "semop on the new set: %s",
+			 strerror(errno));
+		return false;
+	}
+	return sem_values(c->id, one, "after +1 on semaphore 2", why, size);
+}
+
+/*
+ * semop() of +1 with SEM_UNDO on semaphore 0 and +2 on semaphore 1 of a new
+ * set, with a fresh undo list: both the list and the set's undo entry are
+ * allocated.
+ */
+static void semop_prepare(struct __test_metadata *_metadata, struct sysv_ctx *c)
+{
+	/* Drops this process's undo list, as exit would. */
+	ASSERT_EQ(0, unshare(CLONE_SYSVSEM))
+	{
+		TH_LOG("unshare(CLONE_SYSVSEM): %s", strerror(errno));
+	}
+	c->id = semget(IPC_PRIVATE, NSEMS, IPC_CREAT | 0600);
+	ASSERT_LE(0, c->id)
+	{
+		TH_LOG("semget (unarmed): %s", strerror(errno));
+	}
+}
+
+static int semop_action(struct sysv_ctx *c)
+{
+	struct sembuf ops[] = {
+		{ .sem_num = 0, .sem_op = 1, .sem_flg = SEM_UNDO | IPC_NOWAIT },
+		{ .sem_num = 1, .sem_op = 2, .sem_flg = IPC_NOWAIT },
+	};
+
+	return semop(c->id, ops, ARRAY_SIZE(ops)) ? -errno : 0;
+}
+
+/*
+ * Success: the values are 1 and 2, and dropping the undo list takes back
+ * the +1 alone. Failure: all values stay 0, and nothing is undone.
+ */
+static bool semop_check(struct sysv_ctx *c, int ret, char *why, size_t size)
+{
+	static const unsigned short zero[NSEMS], done[NSEMS] = { 1, 2 },
+						 undone[NSEMS] = { 0, 2 };
+
+	if (!sem_values(c->id, ret < 0 ? zero : done, "after semop", why, size))
+		return false;
+	if (unshare(CLONE_SYSVSEM)) {
+		snprintf(why, size, "unshare(CLONE_SYSVSEM): %s",
+			 strerror(errno));
+		return false;
+	}
+	return sem_values(c->id, ret < 0 ? zero : undone,
+			  "after the undo list was dropped", why, size);
+}
+
+FIXTURE(sysv)
+{
+	struct sysv_ctx ctx;
+};
+
+FIXTURE_VARIANT(sysv)
+{
+	const struct sysv_op op;
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(sysv, msgget_private) {
+	/* clang-format on */
+	.op = {
+		.scenario = "msgget_private",
+		.proc = "/proc/sysvipc/msg",
+		.action = msgget_private_action,
+		.check = msgget_check,
+		.remove = msg_remove,
+		.creates = true,
+		.allowed = ipc_errnos,
+	},
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(sysv, msgget_key) {
+	/* clang-format on */
+	.op = {
+		.scenario = "msgget_key",
+		.proc = "/proc/sysvipc/msg",
+		.action = msgget_key_action,
+		.check = msgget_check,
+		.remove = msg_remove,
+		.creates = true,
+		.allowed = ipc_errnos,
+	},
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(sysv, msgsnd) {
+	/* clang-format on */
+	.op = {
+		.scenario = "msgsnd_8000",
+		.proc = "/proc/sysvipc/msg",
+		.prepare = msgsnd_prepare,
+		.action = msgsnd_action,
+		.check = msgsnd_check,
+		.remove = msg_remove,
+		.allowed = ipc_errnos,
+	},
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(sysv, semget) {
+	/* clang-format on */
+	.op = {
+		.scenario = "semget",
+		.proc = "/proc/sysvipc/sem",
+		.action = semget_action,
+		.check = semget_check,
+		.remove = sem_remove,
+		.creates = true,
+		.allowed = ipc_errnos,
+	},
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(sysv, semop_undo) {
+	/* clang-format on */
+	.op = {
+		.scenario = "semop_undo",
+		.proc = "/proc/sysvipc/sem",
+		.prepare = semop_prepare,
+		.action = semop_action,
+		.check = semop_check,
+		.remove = sem_remove,
+		.allowed = ipc_errnos,
+	},
+};
+
+/* A private IPC namespace, and what /proc/sysvipc lists in it. */
+FIXTURE_SETUP(sysv)
+{
+	const char *missing = failnth_missing();
+	struct sysv_ctx *c = &self->ctx;
+	int i;
+
+	c->id = -1;
+	c->op = &variant->op;
+	if (missing)
+		SKIP(return, "%s", missing);
+	if (unshare(CLONE_NEWIPC))
+		SKIP(return,
+			   "cannot unshare the IPC namespace (CONFIG_IPC_NS): %s",
+			   strerror(errno));
+	if (access(c->op->proc, R_OK))
+		SKIP(return,
+			   "%s missing: needs CONFIG_SYSVIPC and CONFIG_PROC_FS",
+			   c->op->proc);
+	c->nr_before = read_ids(c->op->proc, c->before, MAX_IDS);
+	ASSERT_LE(0, c->nr_before)
+	{
+		TH_LOG("reading %s: %s", c->op->proc, strerror(-c->nr_before));
+	}
+	msg_out.mtype = 7;
+	for (i = 0; i < MSG_LEN; i++)
+		msg_out.mtext[i] = i * 131 + i / 4096;
+}
+
+FIXTURE_TEARDOWN(sysv)
+{
+	struct sysv_ctx *c = &self->ctx;
+
+	/* The sweep restores the knobs itself; this covers an ASSERT. */
+	EXPECT_EQ(0, failnth_knobs_restore());
+	if (c->id >= 0)
+		c->op->remove(c->id);
+}
+
+static void sysv_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct sysv_ctx *c = arg;
+
+	c->id = -1;
+	if (c->op->prepare)
+		c->op->prepare(_metadata, c);
+}
+
+static int sysv_action(void *arg)
+{
+	struct sysv_ctx *c = arg;
+
+	return c->op->action(c);
+}
+
+/*
+ * The listing first: a failed create adds no id, anything else lists the
+ * object. Then the variant's own check.
+ */
+static bool sysv_check(void *arg, int ret, char *why, size_t size)
+{
+	struct sysv_ctx *c = arg;
+
+	if (c->op->creates && ret < 0 && c->id >= 0) {
+		snprintf(why, size, "failed, yet returned id %d", c->id);
+		return false;
+	}
+	if (c->op->creates && ret >= 0 && ret != c->id) {
+		snprintf(why, size, "returned %d, not id %d", ret, c->id);
+		return false;
+	}
+	return listed_as_before(c, c->id, why, size) &&
+	       c->op->check(c, ret, why, size);
+}
+
+static void sysv_cleanup(struct __test_metadata *_metadata, void *arg, int ret)
+{
+	struct sysv_ctx *c = arg;
+	int err;
+
+	if (c->id < 0)
+		return;
+	err = c->op->remove(c->id) ? errno : 0;
+	ASSERT_EQ(0, err)
+	{
+		TH_LOG("removing id %d: %s", c->id, strerror(err));
+	}
+	c->id = -1;
+}
+
+/* After cleanup, /proc/sysvipc lists what it did before the sweep. */
+static bool sysv_settled(void *arg, char *why, size_t size)
+{
+	return listed_as_before(arg, -1, why, size);
+}
+
+/*
+ * Every failslab and fail_page_alloc point (or those of one allocator, per
+ * mode) on the path of the variant's call fails in turn. The call must
+ * succeed or fail with ENOMEM; a success leaves a working object, a queued
+ * message or exact semaphore values, a failure none of these, and no id
+ * outlives its cleanup.
+ */
+static void sysv_sweep(struct __test_metadata *_metadata,
+		       FIXTURE_DATA(sysv) * self,
+		       const FIXTURE_VARIANT(sysv) * variant,
+		       enum failnth_mode mode)
+{
+	const struct failnth_scenario sc = {
+		.name = variant->op.scenario,
+		.allowed = variant->op.allowed,
+		.deadline_s = SWEEP_TIMEOUT - 10,
+		.arg = &self->ctx,
+		.prepare = sysv_prepare,
+		.action = sysv_action,
+		.check = sysv_check,
+		.cleanup = sysv_cleanup,
+		.settled = sysv_settled,
+	};
+
+	failnth_sweep(_metadata, &sc, mode);
+}
+
+FAILNTH_TEST_MODES(sysv, SWEEP_TIMEOUT, sysv_sweep)
+
+TEST_HARNESS_MAIN
