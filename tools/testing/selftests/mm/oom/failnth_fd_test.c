@@ -1,0 +1,703 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Event fds while their small allocations fail, one at a time.
+ *
+ * Each variant runs one call with every failslab and fail_page_alloc point
+ * on its path made to fail in turn (see failnth.h): eventfd(),
+ * epoll_create1(), epoll_ctl(EPOLL_CTL_ADD), signalfd(), timerfd_create()
+ * with timerfd_settime(), inotify_init1() and inotify_add_watch(). The
+ * call must succeed or fail with an allowed errno. A success gives an
+ * object that works: the counter reads back, the event is reported, the
+ * signal or the timer arrives within a bounded wait. A failure creates
+ * no fd (the engine counts them), registers no watch or epoll item.
+ */
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/inotify.h>
+#include <sys/mount.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include "failnth.h"
+
+/* A private tmpfs over /tmp, in the test's own mount namespace. */
+#define TMPFS_DIR "/tmp"
+#define EVENT_NAME "event"
+
+/* Per variant; the sweep's own deadline is 10 s shorter. */
+#define SWEEP_TIMEOUT 60
+
+/* The bound on waiting for a timer set to fire in 1 ms. */
+#define TIMER_WAIT_MS 2000
+
+/* What an epoll item carries back. */
+#define EPOLL_COOKIE 0x746f6f736d616c6cULL
+
+/* Clean failures of every call here: none but ENOMEM. */
+static const int fd_errnos[] = { ENOMEM, 0 };
+
+struct fd_ctx;
+
+/* One scenario: how a variant sets up, calls and checks. */
+struct fd_op {
+	/* The scenario's name in the summary line. */
+	const char *scenario;
+	/* Before each point, unarmed. Optional. */
+	void (*prepare)(struct __test_metadata *_metadata, struct fd_ctx *c);
+	/* The call under test: >= 0 on success, else -errno. */
+	int (*action)(struct fd_ctx *c);
+	/* Whether the object works after a success, is absent after a failure. */
+	bool (*check)(struct fd_ctx *c, int ret, char *why, size_t size);
+	/* Whether a success returns a new fd, for cleanup to close. */
+	bool returns_fd;
+	/* Clean failures, 0-terminated. */
+	const int *allowed;
+};
+
+/* Shared by the callbacks of a sweep; fds are -1 when closed. */
+struct fd_ctx {
+	const struct fd_op *op;
+	/* The private tmpfs that inotify watches. */
+	int dirfd;
+	/* The epoll or inotify fd a call works on, and epoll's target. */
+	int fd, efd;
+	/* The signal mask before signalfd's variant blocked SIGUSR1. */
+	sigset_t old_mask;
+	bool masked;
+};
+
+/* Whether reading 8 bytes from @fd gives @expect, or EAGAIN if 0. */
+static bool read_u64(int fd, uint64_t expect, const char *what, char *why,
+		     size_t size)
+{
+	uint64_t val = 0;
+	ssize_t len = read(fd, &val, sizeof(val));
+
+	if (expect ? len == sizeof(val) && val == expect :
+		     len < 0 && errno == EAGAIN)
+		return true;
+	snprintf(why, size, "%s: read gave %zd (%s), value %llu, expected %llu",
+		 what, len, len < 0 ? strerror(errno) : "ok",
+		 (unsigned long long)val, (unsigned long long)expect);
+	return false;
+}
+
+/*
+ * Counts the lines of /proc/self/fdinfo/@fd that start with @prefix;
+ * returns the count or -errno.
+ */
+static int fdinfo_lines(int fd, const char *prefix)
+{
+	char path[64], line[256];
+	int nr = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, prefix, strlen(prefix)))
+			nr++;
+	fclose(f);
+	return nr;
+}
+
+/* Whether fdinfo of @fd has @expect lines starting with @prefix. */
+static bool fdinfo_has(int fd, const char *prefix, int expect, char *why,
+		       size_t size)
+{
+	int nr = fdinfo_lines(fd, prefix);
+
+	if (nr == expect)
+		return true;
+	snprintf(why, size, "fdinfo of fd %d: %d \"%s\" lines, expected %d", fd,
+		 nr, prefix, expect);
+	return false;
+}
+
+/* eventfd() with a count of 3. */
+static int eventfd_action(struct fd_ctx *c)
+{
+	int fd = eventfd(3, EFD_CLOEXEC | EFD_NONBLOCK);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/* Success: the counter reads 3, then nothing, then what is added. */
+static bool eventfd_check(struct fd_ctx *c, int ret, char *why, size_t size)
+{
+	uint64_t five = 5;
+
+	if (ret < 0)
+		return true;
+	if (!read_u64(ret, 3, "new eventfd", why, size) ||
+	    !read_u64(ret, 0, "drained eventfd", why, size))
+		return false;
+	if (write(ret, &five, sizeof(five)) != sizeof(five)) {
+		snprintf(why, size, "adding to the eventfd: %s",
+			 strerror(errno));
+		return false;
+	}
+	return read_u64(ret, 5, "eventfd after +5", why, size);
+}
+
+/* Whether epoll fd @epfd reports exactly the readable eventfd item. */
+static bool epoll_reports(int epfd, int expect, const char *what, char *why,
+			  size_t size)
+{
+	struct epoll_event ev[2] = {};
+	int nr = epoll_wait(epfd, ev, ARRAY_SIZE(ev), 0);
+
+	if (nr != expect) {
+		snprintf(why, size, "%s: epoll_wait gave %d (%s), expected %d",
+			 what, nr, nr < 0 ? strerror(errno) : "events", expect);
+		return false;
+	}
+	if (expect &&
+	    (ev[0].data.u64 != EPOLL_COOKIE || !(ev[0].events & EPOLLIN))) {
+		snprintf(why, size, "%s: event 0x%x with data 0x%llx", what,
+			 ev[0].events, (unsigned long long)ev[0].data.u64);
+		return false;
+	}
+	return true;
+}
+
+/* Adds eventfd @efd to @epfd for EPOLLIN; 0 or -errno. */
+static int epoll_add(int epfd, int efd)
+{
+	struct epoll_event ev = {
+		.events = EPOLLIN,
+		.data.u64 = EPOLL_COOKIE,
+	};
+
+	return epoll_ctl(epfd, EPOLL_CTL_ADD, efd, &ev) ? -errno : 0;
+}
+
+/* A readable eventfd, for epoll to watch. */
+static void open_eventfd(struct __test_metadata *_metadata, struct fd_ctx *c)
+{
+	c->efd = eventfd(1, EFD_CLOEXEC | EFD_NONBLOCK);
+	ASSERT_LE(0, c->efd)
+	{
+		TH_LOG("eventfd (unarmed): %s", strerror(errno));
+	}
+}
+
+/* epoll_create1(). */
+static void epoll_create_prepare(struct __test_metadata *_metadata,
+				 struct fd_ctx *c)
+{
+	open_eventfd(_metadata, c);
+}
+
+static int epoll_create_action(struct fd_ctx *c)
+{
+	int fd = epoll_create1(EPOLL_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/* Success: empty, then reports a readable eventfd added to it. */
+static bool epoll_create_check(struct fd_ctx *c, int ret, char *why,
+			       size_t size)
+{
+	int err;
+
+	if (ret < 0)
+		return true;
+	if (!epoll_reports(ret, 0, "new epoll", why, size))
+		return false;
+	err = epoll_add(ret, c->efd);
+	if (err) {
+		snprintf(why, size, "adding an eventfd to the new epoll: %s",
+			 strerror(-err));
+		return false;
+	}
+	return epoll_reports(ret, 1, "new epoll with a readable eventfd", why,
+			     size);
+}
+
+/* epoll_ctl(EPOLL_CTL_ADD) of a readable eventfd to an empty epoll. */
+static void epoll_ctl_prepare(struct __test_metadata *_metadata,
+			      struct fd_ctx *c)
+{
+	open_eventfd(_metadata, c);
+	c->fd = epoll_create1(EPOLL_CLOEXEC);
+	ASSERT_LE(0, c->fd)
+	{
+		TH_LOG("epoll_create1 (unarmed): %s", strerror(errno));
+	}
+}
+
+static int epoll_ctl_action(struct fd_ctx *c)
+{
+	return epoll_add(c->fd, c->efd);
+}
+
+/*
+ * Success: the item is listed and reported. Failure: no item: none listed
+ * or reported, and EPOLL_CTL_MOD finds none.
+ */
+static bool epoll_ctl_check(struct fd_ctx *c, int ret, char *why, size_t size)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	if (!fdinfo_has(c->fd, "tfd:", ret < 0 ? 0 : 1, why, size) ||
+	    !epoll_reports(c->fd, ret < 0 ? 0 : 1, "after EPOLL_CTL_ADD", why,
+			   size))
+		return false;
+	if (ret >= 0)
+		return true;
+	if (!epoll_ctl(c->fd, EPOLL_CTL_MOD, c->efd, &ev) || errno != ENOENT) {
+		snprintf(why, size, "after a failed add, EPOLL_CTL_MOD gave %s",
+			 strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+/* signalfd() for SIGUSR1, blocked. */
+static void signalfd_prepare(struct __test_metadata *_metadata,
+			     struct fd_ctx *c)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	ASSERT_EQ(0, sigprocmask(SIG_BLOCK, &set, &c->old_mask));
+	c->masked = true;
+}
+
+static int signalfd_action(struct fd_ctx *c)
+{
+	sigset_t set;
+	int fd;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	return fd < 0 ? -errno : fd;
+}
+
+/* Success: a SIGUSR1 sent to us is read from the fd, once. */
+static bool signalfd_check(struct fd_ctx *c, int ret, char *why, size_t size)
+{
+	struct signalfd_siginfo si = {};
+	ssize_t len;
+
+	if (ret < 0)
+		return true;
+	if (kill(getpid(), SIGUSR1)) {
+		snprintf(why, size, "sending SIGUSR1: %s", strerror(errno));
+		return false;
+	}
+	len = read(ret, &si, sizeof(si));
+	if (len != sizeof(si) || si.ssi_signo != SIGUSR1 ||
+	    si.ssi_pid != (uint32_t)getpid()) {
+		snprintf(why, size,
+			 "signalfd read gave %zd bytes, signal %u from %u", len,
+			 si.ssi_signo, si.ssi_pid);
+		return false;
+	}
+	if (read(ret, &si, sizeof(si)) != -1 || errno != EAGAIN) {
+		snprintf(why, size, "signalfd reads a second signal");
+		return false;
+	}
+	return true;
+}
+
+/* timerfd_create(), then timerfd_settime() to fire in 1 ms. */
+static int timerfd_action(struct fd_ctx *c)
+{
+	const struct itimerspec its = { .it_value.tv_nsec = 1000000 };
+	int fd, err;
+
+	fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	if (timerfd_settime(fd, 0, &its, NULL)) {
+		err = errno;
+		close(fd);
+		return -err;
+	}
+	return fd;
+}
+
+/* Success: the timer fires within TIMER_WAIT_MS, once, and is disarmed. */
+static bool timerfd_check(struct fd_ctx *c, int ret, char *why, size_t size)
+{
+	struct pollfd pfd = { .fd = ret, .events = POLLIN };
+	struct itimerspec its;
+	int nr;
+
+	if (ret < 0)
+		return true;
+	nr = poll(&pfd, 1, TIMER_WAIT_MS);
+	if (nr != 1) {
+		snprintf(
+			why, size,
+			"timer set to 1 ms not fired after %d ms (poll gave %d)",
+			TIMER_WAIT_MS, nr);
+		return false;
+	}
+	if (!read_u64(ret, 1, "fired timerfd", why, size))
+		return false;
+	if (timerfd_gettime(ret, &its) || its.it_value.tv_sec ||
+	    its.it_value.tv_nsec) {
+		snprintf(why, size, "one-shot timer still armed after firing");
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Whether inotify fd @ifd reports creating EVENT_NAME in the tmpfs as watch
+ * @wd, once; if @wd < 0, whether it reports nothing. Creates and removes
+ * EVENT_NAME.
+ */
+static bool inotify_reports(struct fd_ctx *c, int ifd, int wd, char *why,
+			    size_t size)
+{
+	union {
+		struct inotify_event ev;
+		char buf[sizeof(struct inotify_event) + 64];
+	} u;
+	const struct inotify_event *ev = &u.ev;
+	char *buf = u.buf;
+	ssize_t len;
+	int fd;
+
+	fd = openat(c->dirfd, EVENT_NAME,
+		    O_CREAT | O_EXCL | O_RDONLY | O_CLOEXEC, 0600);
+	if (fd < 0 || close(fd) || unlinkat(c->dirfd, EVENT_NAME, 0)) {
+		snprintf(why, size, "creating and removing %s: %s", EVENT_NAME,
+			 strerror(errno));
+		return false;
+	}
+	len = read(ifd, buf, sizeof(u.buf));
+	if (wd < 0) {
+		if (len == -1 && errno == EAGAIN)
+			return true;
+		snprintf(why, size, "no watch, yet inotify read gave %zd", len);
+		return false;
+	}
+	/* IN_CREATE alone is watched: one event, with the name. */
+	if (len < (ssize_t)sizeof(*ev) ||
+	    len != (ssize_t)(sizeof(*ev) + ev->len) || ev->wd != wd ||
+	    ev->mask != IN_CREATE || !ev->len || strcmp(ev->name, EVENT_NAME)) {
+		snprintf(
+			why, size,
+			"inotify read gave %zd bytes: wd %d (expected %d), mask 0x%x, name \"%s\"",
+			len, len >= (ssize_t)sizeof(*ev) ? ev->wd : -1, wd,
+			len >= (ssize_t)sizeof(*ev) ? ev->mask : 0,
+			len > (ssize_t)sizeof(*ev) ? ev->name : "");
+		return false;
+	}
+	return true;
+}
+
+/* inotify_init1(). */
+static int inotify_init_action(struct fd_ctx *c)
+{
+	int fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/* Success: no watch yet, then one that reports a create. */
+static bool inotify_init_check(struct fd_ctx *c, int ret, char *why,
+			       size_t size)
+{
+	int wd;
+
+	if (ret < 0)
+		return true;
+	if (!fdinfo_has(ret, "inotify wd:", 0, why, size))
+		return false;
+	wd = inotify_add_watch(ret, TMPFS_DIR, IN_CREATE);
+	if (wd < 0) {
+		snprintf(why, size, "watching %s with the new inotify fd: %s",
+			 TMPFS_DIR, strerror(errno));
+		return false;
+	}
+	return inotify_reports(c, ret, wd, why, size);
+}
+
+/* inotify_add_watch() of the tmpfs for IN_CREATE, on a new inotify fd. */
+static void inotify_watch_prepare(struct __test_metadata *_metadata,
+				  struct fd_ctx *c)
+{
+	c->fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+	ASSERT_LE(0, c->fd)
+	{
+		TH_LOG("inotify_init1 (unarmed): %s", strerror(errno));
+	}
+}
+
+static int inotify_watch_action(struct fd_ctx *c)
+{
+	int wd = inotify_add_watch(c->fd, TMPFS_DIR, IN_CREATE);
+
+	return wd < 0 ? -errno : wd;
+}
+
+/*
+ * Success: one watch listed, reporting a create. Failure: none listed,
+ * nothing reported.
+ */
+static bool inotify_watch_check(struct fd_ctx *c, int ret, char *why,
+				size_t size)
+{
+	return fdinfo_has(c->fd, "inotify wd:", ret < 0 ? 0 : 1, why, size) &&
+	       inotify_reports(c, c->fd, ret, why, size);
+}
+
+FIXTURE(fd_object)
+{
+	struct fd_ctx ctx;
+};
+
+FIXTURE_VARIANT(fd_object)
+{
+	const struct fd_op op;
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(fd_object, eventfd) {
+	/* clang-format on */
+	.op = {
+		.scenario = "eventfd",
+		.action = eventfd_action,
+		.check = eventfd_check,
+		.returns_fd = true,
+		.allowed = fd_errnos,
+	},
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(fd_object, epoll_create1) {
+	/* clang-format on */
+	.op = {
+		.scenario = "epoll_create1",
+		.prepare = epoll_create_prepare,
+		.action = epoll_create_action,
+		.check = epoll_create_check,
+		.returns_fd = true,
+		.allowed = fd_errnos,
+	},
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(fd_object, epoll_ctl_add) {
+	/* clang-format on */
+	.op = {
+		.scenario = "epoll_ctl_add",
+		.prepare = epoll_ctl_prepare,
+		.action = epoll_ctl_action,
+		.check = epoll_ctl_check,
+		.allowed = fd_errnos,
+	},
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(fd_object, signalfd) {
+	/* clang-format on */
+	.op = {
+		.scenario = "signalfd",
+		.prepare = signalfd_prepare,
+		.action = signalfd_action,
+		.check = signalfd_check,
+		.returns_fd = true,
+		.allowed = fd_errnos,
+	},
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(fd_object, timerfd) {
+	/* clang-format on */
+	.op = {
+		.scenario = "timerfd_create_settime",
+		.action = timerfd_action,
+		.check = timerfd_check,
+		.returns_fd = true,
+		.allowed = fd_errnos,
+	},
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(fd_object, inotify_init1) {
+	/* clang-format on */
+	.op = {
+		.scenario = "inotify_init1",
+		.action = inotify_init_action,
+		.check = inotify_init_check,
+		.returns_fd = true,
+		.allowed = fd_errnos,
+	},
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(fd_object, inotify_add_watch) {
+	/* clang-format on */
+	.op = {
+		.scenario = "inotify_add_watch",
+		.prepare = inotify_watch_prepare,
+		.action = inotify_watch_action,
+		.check = inotify_watch_check,
+		.allowed = fd_errnos,
+	},
+};
+
+/* A fresh tmpfs for inotify to watch, in a private mount namespace. */
+FIXTURE_SETUP(fd_object)
+{
+	const char *missing = failnth_missing();
+	struct fd_ctx *c = &self->ctx;
+	int err;
+
+	c->dirfd = c->fd = c->efd = -1;
+	c->masked = false;
+	c->op = &variant->op;
+	if (missing)
+		SKIP(return, "%s", missing);
+	if (unshare(CLONE_NEWNS))
+		SKIP(return, "cannot unshare the mount namespace: %s",
+			   strerror(errno));
+	ASSERT_EQ(0, mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+	{
+		TH_LOG("making / private: %s", strerror(errno));
+	}
+	if (mount("failnth", TMPFS_DIR, "tmpfs", 0, "size=1m,mode=0700")) {
+		err = errno;
+		if (err == EPERM)
+			SKIP(return, "mounting a tmpfs is not permitted here");
+		ASSERT_EQ(0, err)
+		{
+			TH_LOG("mounting a tmpfs on %s: %s", TMPFS_DIR,
+			       strerror(err));
+		}
+	}
+	c->dirfd = open(TMPFS_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (c->dirfd < 0) {
+		err = errno;
+		umount2(TMPFS_DIR, MNT_DETACH);
+		ASSERT_EQ(0, err)
+		{
+			TH_LOG("opening %s: %s", TMPFS_DIR, strerror(err));
+		}
+	}
+}
+
+static void fd_close_all(struct fd_ctx *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	if (c->efd >= 0)
+		close(c->efd);
+	c->fd = c->efd = -1;
+}
+
+FIXTURE_TEARDOWN(fd_object)
+{
+	struct fd_ctx *c = &self->ctx;
+
+	/* The sweep restores the knobs itself; this covers an ASSERT. */
+	EXPECT_EQ(0, failnth_knobs_restore());
+	fd_close_all(c);
+	if (c->masked)
+		EXPECT_EQ(0, sigprocmask(SIG_SETMASK, &c->old_mask, NULL));
+	if (c->dirfd >= 0) {
+		EXPECT_EQ(0, close(c->dirfd));
+		EXPECT_EQ(0, umount2(TMPFS_DIR, MNT_DETACH))
+		{
+			TH_LOG("unmounting %s: %s", TMPFS_DIR, strerror(errno));
+		}
+	}
+}
+
+static void fd_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct fd_ctx *c = arg;
+
+	if (c->op->prepare)
+		c->op->prepare(_metadata, c);
+}
+
+static int fd_action(void *arg)
+{
+	struct fd_ctx *c = arg;
+
+	return c->op->action(c);
+}
+
+static bool fd_check(void *arg, int ret, char *why, size_t size)
+{
+	struct fd_ctx *c = arg;
+
+	return c->op->check(c, ret, why, size);
+}
+
+/*
+ * Closes what the point opened, takes any SIGUSR1 still pending and puts
+ * the signal mask back.
+ */
+static void fd_cleanup(struct __test_metadata *_metadata, void *arg, int ret)
+{
+	const struct timespec now = {};
+	struct fd_ctx *c = arg;
+	sigset_t set;
+
+	if (ret >= 0 && c->op->returns_fd)
+		EXPECT_EQ(0, close(ret));
+	fd_close_all(c);
+	if (!c->masked)
+		return;
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	while (sigtimedwait(&set, NULL, &now) == SIGUSR1)
+		;
+	ASSERT_EQ(0, sigprocmask(SIG_SETMASK, &c->old_mask, NULL));
+	c->masked = false;
+}
+
+/*
+ * Every failslab and fail_page_alloc point (or those of one allocator, per
+ * mode) on the path of the variant's call fails in turn. The call must
+ * succeed or fail with ENOMEM; a success gives a working object, a failure
+ * leaves no fd, watch or epoll item behind.
+ */
+static void fd_sweep(struct __test_metadata *_metadata,
+		     FIXTURE_DATA(fd_object) * self,
+		     const FIXTURE_VARIANT(fd_object) * variant,
+		     enum failnth_mode mode)
+{
+	const struct failnth_scenario sc = {
+		.name = variant->op.scenario,
+		.allowed = variant->op.allowed,
+		.deadline_s = SWEEP_TIMEOUT - 10,
+		.arg = &self->ctx,
+		.prepare = fd_prepare,
+		.action = fd_action,
+		.check = fd_check,
+		.cleanup = fd_cleanup,
+	};
+
+	failnth_sweep(_metadata, &sc, mode);
+}
+
+FAILNTH_TEST_MODES(fd_object, SWEEP_TIMEOUT, fd_sweep)
+
+TEST_HARNESS_MAIN
