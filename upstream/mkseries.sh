@@ -9,11 +9,13 @@ usage()
 	cat <<EOF
 Usage: upstream/mkseries.sh --output DIR [--kernel-src DIR] [--rev REV]
 
-Write a cover letter and four patches, ready for git send-email, to DIR:
-  1-2  run_vmtests.sh fixes (upstream/patches/[12]-*.diff)
-  3    adds tools/testing/selftests/mm/oom/: every file git ls-files lists
+Write a cover letter and the patches, ready for git send-email, to DIR:
+  -    only when the tree needs it: khugepaged.c builds (KSFT_SKIP
+       undeclared in 6.12.118), upstream/patches/0-*.diff
+  -    run_vmtests.sh fixes (upstream/patches/[12]-*.diff)
+  -    adds tools/testing/selftests/mm/oom/: every file git ls-files lists
        there (working-tree contents), or the files of commit REV
-  4    builds and runs oom/ with mm (upstream/patches/4-*.diff)
+  -    builds and runs oom/ with mm (upstream/patches/4-*.diff)
 Each patch is checked to apply to the kernel tree; the tree is never
 written (the series is made in a temporary repository holding only the
 files it touches). The commit messages are upstream/patches/*.msg; the
@@ -211,16 +213,30 @@ list_findings()
 # fill_cover FILE: the cover letter template with its fields filled in.
 fill_cover()
 {
-	local tests findings tested
+	local tests findings tested khp=
 
 	tests=$(list_tests "$1") || return
 	findings=$(list_findings)
 	tested="Based on Linux $(kernel_version) ($(basename "$KSRC"))."
-	awk -v tests="$tests" -v findings="$findings" -v tested="$tested" '
+	needs_khugepaged_fix &&
+		khp="khugepaged.c did not build (KSFT_SKIP undeclared in this tree),"
+	awk -v tests="$tests" -v findings="$findings" -v tested="$tested" \
+		-v khp="$khp" '
+		$0 == "@KHUGEPAGED@" { if (khp != "") print khp; next }
 		$0 == "@TESTS@" { print tests; next }
 		$0 == "@FINDINGS@" { print findings; next }
 		$0 == "@TESTED@" { print tested; next }
 		{ print }' "$PATCHES/0-cover.msg"
+}
+
+# needs_khugepaged_fix: whether the tree's khugepaged.c uses KSFT_SKIP with
+# no kselftest.h to define it (a 6.12.y backport did that).
+needs_khugepaged_fix()
+{
+	local mm="$KSRC/tools/testing/selftests/mm"
+
+	grep -q KSFT_SKIP "$mm/khugepaged.c" 2>/dev/null &&
+		! grep -q 'kselftest\.h' "$mm/khugepaged.c" "$mm/vm_util.h" "$mm/thp_settings.h"
 }
 
 # git in the temporary repository, blind to the user's and the system's
@@ -261,7 +277,7 @@ make_series()
 	mkdir -p "$repo/tools/testing/selftests/mm" || return "$EXIT_OUTPUT"
 	rgit init -q -b series || return "$EXIT_OUTPUT"
 	# The base: only the files the series changes, as the tree has them.
-	for f in Makefile run_vmtests.sh; do
+	for f in Makefile run_vmtests.sh khugepaged.c; do
 		cp -p "$KSRC/tools/testing/selftests/mm/$f" "$repo/tools/testing/selftests/mm/" ||
 			return "$EXIT_OUTPUT"
 	done
@@ -269,6 +285,10 @@ make_series()
 		return "$EXIT_OUTPUT"
 	rgit tag base || return "$EXIT_OUTPUT"
 
+	if needs_khugepaged_fix; then
+		apply_step "$PATCHES/0-khugepaged-ksft-skip.diff" \
+			"$PATCHES/0-khugepaged-ksft-skip.msg" || return
+	fi
 	apply_step "$PATCHES/1-hugetlb-skip.diff" "$PATCHES/1-hugetlb-skip.msg" || return
 	apply_step "$PATCHES/2-exit-status.diff" "$PATCHES/2-exit-status.msg" || return
 	copy_oom "$repo/$OOM" || return
