@@ -135,9 +135,10 @@ static bool id_in(int id, const int *ids, int nr)
 
 /*
  * Whether /proc/sysvipc lists exactly the ids it listed before the sweep,
- * plus @id when @id >= 0.
+ * plus @id when @id >= 0; @when says at which step, for the message.
  */
-static bool listed_as_before(struct sysv_ctx *c, int id, char *why, size_t size)
+static bool listed_as_before(struct sysv_ctx *c, int id, const char *when,
+			     char *why, size_t size)
 {
 	int now[MAX_IDS], nr, i, extra = id >= 0;
 
@@ -150,14 +151,15 @@ static bool listed_as_before(struct sysv_ctx *c, int id, char *why, size_t size)
 	for (i = 0; i < nr; i++) {
 		if (now[i] == id || id_in(now[i], c->before, c->nr_before))
 			continue;
-		snprintf(why, size, "%s lists id %d, which %s", c->op->proc,
-			 now[i],
-			 id >= 0 ? "is neither the new one nor an old one" :
-				   "a failed call left");
+		snprintf(
+			why, size,
+			"%s: %s lists id %d, neither %s nor listed before the sweep",
+			when, c->op->proc, now[i],
+			id >= 0 ? "the new one" : "removed");
 		return false;
 	}
 	if (nr != c->nr_before + extra || (extra && !id_in(id, now, nr))) {
-		snprintf(why, size, "%s lists %d ids, expected %d%s",
+		snprintf(why, size, "%s: %s lists %d ids, expected %d%s", when,
 			 c->op->proc, nr, c->nr_before + extra,
 			 extra ? " with the new one" : "");
 		return false;
@@ -286,13 +288,15 @@ static int msgsnd_action(struct sysv_ctx *c)
 /* Success: queued once, whole. Failure: the queue stays empty. */
 static bool msgsnd_check(struct sysv_ctx *c, int ret, char *why, size_t size)
 {
+	ssize_t len;
+
 	if (ret < 0) {
-		if (msgrcv(c->id, &msg_in, sizeof(msg_in.mtext), 0,
-			   IPC_NOWAIT) >= 0 ||
-		    errno != ENOMSG) {
+		len = msgrcv(c->id, &msg_in, sizeof(msg_in.mtext), 0,
+			     IPC_NOWAIT);
+		if (len >= 0 || errno != ENOMSG) {
 			snprintf(why, size,
-				 "after a failed msgsnd, msgrcv gave %s",
-				 strerror(errno));
+				 "after a failed msgsnd, msgrcv gave %zd (%s)",
+				 len, len >= 0 ? "a message" : strerror(errno));
 			return false;
 		}
 		return queue_holds(c->id, 0, 0, why, size);
@@ -558,7 +562,9 @@ static bool sysv_check(void *arg, int ret, char *why, size_t size)
 		snprintf(why, size, "returned %d, not id %d", ret, c->id);
 		return false;
 	}
-	return listed_as_before(c, c->id, why, size) &&
+	return listed_as_before(c, c->id,
+				ret < 0 ? "after a failure" : "after success",
+				why, size) &&
 	       c->op->check(c, ret, why, size);
 }
 
@@ -580,7 +586,7 @@ static void sysv_cleanup(struct __test_metadata *_metadata, void *arg, int ret)
 /* After cleanup, /proc/sysvipc lists what it did before the sweep. */
 static bool sysv_settled(void *arg, char *why, size_t size)
 {
-	return listed_as_before(arg, -1, why, size);
+	return listed_as_before(arg, -1, "after cleanup", why, size);
 }
 
 /*
