@@ -43,6 +43,11 @@ Run:
   --cache DIR          cache dir, default \$XDG_CACHE_HOME/toosmall
                        (or ~/.cache/toosmall); also \$TOOSMALL_CACHE
 
+Detectors:
+  --self-check         instead of the suite, provoke every failure kind
+                       (LKDTM, a test module, guest processes gone wrong)
+                       and check each gets its verdict (runner/selfcheck.tsv)
+
 Replay:
   --parse LOG          parse a saved console.log only and report (with
                        --output, write the result files there)
@@ -63,6 +68,8 @@ TOPDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$TOPDIR/runner/kernel.sh"
 # shellcheck source=runner/boot.sh
 . "$TOPDIR/runner/boot.sh"
+# shellcheck source=runner/selfcheck.sh
+. "$TOPDIR/runner/selfcheck.sh"
 
 readonly DEFAULT_MEM=64M
 readonly DEFAULT_RUN_TIMEOUT=3600
@@ -88,6 +95,7 @@ KNOWN_ISSUES=
 EXEC_CMD=
 OUT=
 PARSE_LOG=
+SELF_CHECK=0
 CACHE=${TOOSMALL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/toosmall}
 
 # need_arg OPT NARGS: an option's value is missing.
@@ -115,6 +123,7 @@ parse_args()
 		--output) need_arg "$1" $#; OUT=$2; shift ;;
 		--cache) need_arg "$1" $#; CACHE=$2; shift ;;
 		--parse) need_arg "$1" $#; PARSE_LOG=$2; shift ;;
+		--self-check) SELF_CHECK=1 ;;
 		-h | --help) usage; exit 0 ;;
 		*) die "$EXIT_USAGE" "unknown option '$1': see ./run.sh --help" ;;
 		esac
@@ -240,6 +249,7 @@ prepare_kernel()
 		CONFIG_HASH=prebuilt
 	fi
 	build_tests "$SRC" "$TESTS_DIR"
+	[ "$SELF_CHECK" = 0 ] || selfcheck_build
 	lock_release_all
 }
 
@@ -344,7 +354,11 @@ main()
 	RUN_TMP=$(mktemp -d "${TMPDIR:-/tmp}/toosmall.XXXXXX") ||
 		die "$EXIT_NOSPACE" "cannot create a temporary dir in ${TMPDIR:-/tmp}"
 	register_cleanup "rm -rf $(printf %q "$RUN_TMP")"
-	make_plan "$RUN_TMP/plan.full"
+	if [ "$SELF_CHECK" = 1 ]; then
+		selfcheck_plan "$RUN_TMP/plan.full"
+	else
+		make_plan "$RUN_TMP/plan.full"
+	fi
 	if [ "$LIST" = 1 ]; then
 		awk -F'\t' '{ printf "%-50s %s\n", $1, $5 }' "$RUN_TMP/plan.full"
 		return 0
@@ -400,6 +414,12 @@ main()
 	rc=0
 	python3 "$TOPDIR/runner/toosmall.py" parse "$CONSOLE" --output "$OUT" \
 		${KNOWN_ISSUES:+--known-issues "$KNOWN_ISSUES"} || rc=$?
+	if [ "$SELF_CHECK" = 1 ]; then
+		# Failures are what the self-check provokes: only a verdict
+		# other than the expected one fails it.
+		rc=0
+		selfcheck_verify || rc=1
+	fi
 	log "results in $OUT"
 	return "$rc"
 }

@@ -17,6 +17,7 @@ readonly BOOT_TIMEOUT=30
 readonly GAP_TIMEOUT=30
 readonly GUEST_GRACE=15
 readonly HALT_TIMEOUT=10
+readonly MCONSOLE_TIMEOUT=10
 
 host_mark()
 {
@@ -45,7 +46,7 @@ mconsole()
 		host_mark "mconsole socket missing: $*"
 		return 1
 	}
-	timeout 10 uml_mconsole "$sock" "$@" 2>&1 |
+	timeout "$MCONSOLE_TIMEOUT" uml_mconsole "$sock" "$@" 2>&1 |
 		grep -v "^Warning: couldn't stat file" |
 		sed 's/^/TOOSMALL-HOST: mconsole: /' >>"$CONSOLE"
 }
@@ -90,7 +91,7 @@ tee_stop()
 boot_once()
 {
 	local n=$1 mem=$2 stage="$RUN_TMP/stage" fifo="$RUN_TMP/console.fifo"
-	local events="$RUN_TMP/events" seen=0 line cur="" deadline why=""
+	local events="$RUN_TMP/events" seen=0 line cur="" deadline why="" t_begin
 	local -a lines words unshare_cmd
 
 	UMID="toosmall-$$-$n"
@@ -149,6 +150,7 @@ boot_once()
 				;;
 			TOOSMALL:BEGIN)
 				cur=$2
+				t_begin=$EPOCHREALTIME
 				BOOT_BEGUN+=("$cur")
 				local t=${3#timeout=}
 				[ "$t" -gt 0 ] 2>/dev/null || t=$((RUN_DEADLINE - $(date +%s)))
@@ -166,7 +168,13 @@ boot_once()
 			TOOSMALL:KILL)
 				# A power cut the test asked for: no halt, no
 				# sync; the next boot sees the disk as it is.
-				why="kill ${cur:-between-tests} on request"
+				# "TOOSMALL:KILL unannounced" (the self-check)
+				# is a kill the test must not survive.
+				if [ "${2:-}" = unannounced ]; then
+					why="kill ${cur:-between-tests} unannounced"
+				else
+					why="kill ${cur:-between-tests} on request"
+				fi
 				host_mark "$why"
 				log "$why: SIGKILL to UML"
 				kill -KILL -- "-$UML_PID" 2>/dev/null
@@ -201,6 +209,9 @@ boot_once()
 	uml_stop
 	tee_stop
 	rm -f "$fifo"
+	# A test cut short has no END line: its time as the host saw it.
+	[ -z "$cur" ] || host_mark "elapsed $cur secs=$(awk -v a="$t_begin" \
+		-v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f", b - a }')"
 	rm -rf "${stage:?}/uml/$UMID"
 	host_mark "boot $n ended${why:+ ($why)}"
 }

@@ -69,12 +69,74 @@ if [ -f exec ]; then
 	poweroff_now
 fi
 
+# kmemleak_scan: with kmemleak (the debug profile), report the leaks of the
+# test that just ran, inside its BEGIN/END so they are its splats. As
+# syzkaller does: scan, wait out the minimum object age (5 s), scan again.
+kmemleak=/sys/kernel/debug/kmemleak
+kmemleak_scan()
+{
+	[ -w "$kmemleak" ] || return 0
+	echo scan >"$kmemleak"
+	sleep 5
+	echo scan >"$kmemleak"
+	cat "$kmemleak"
+	echo clear >"$kmemleak"
+}
+
+# leftovers: the pids of user processes other than init and this shell
+# (kernel threads are kthreadd's children), without forking per process.
+leftovers()
+{
+	local d pid ppid line
+
+	for d in /proc/[0-9]*; do
+		pid=${d#/proc/}
+		case "$pid" in 1 | 2 | "$BASHPID") continue ;; esac
+		ppid=
+		while read -r line; do
+			case "$line" in PPid:*) ppid=${line#PPid:} && break ;; esac
+		done 2>/dev/null <"$d/status"
+		ppid=${ppid//[[:space:]]/}
+		[ -z "$ppid" ] || [ "$ppid" = 2 ] || printf '%s ' "$pid"
+	done
+}
+
+# reap_leftovers NAME: kill what the test left running; a task that will
+# not die (stuck in D state) taints every later test of this boot, so say
+# so, dump the blocked tasks, and end the boot: the host resumes after NAME.
+reap_leftovers()
+{
+	local left i
+
+	left=$(leftovers)
+	[ -n "$left" ] || return 0
+	# shellcheck disable=SC2086 # a list of pids
+	kill -KILL $left 2>/dev/null
+	for ((i = 0; i < 50; i++)); do
+		left=$(leftovers)
+		[ -n "$left" ] || return 0
+		sleep 0.1
+	done
+	left=${left% }
+	echo "TOOSMALL:STUCK $1 pids=${left// /,}"
+	echo w >/proc/sysrq-trigger
+	return 1
+}
+
+# What leaked while booting is not a test's.
+[ ! -w "$kmemleak" ] || echo clear >"$kmemleak"
+
 cd tests || poweroff_now
 while IFS=$'\t' read -r name bin hname timeout _; do
 	echo "TOOSMALL:BEGIN $name timeout=$timeout"
 	t0=$EPOCHREALTIME
 	timeout -k 5 "$timeout" "./$bin" -r "$hname" </dev/null 2>&1
 	rc=$?
-	echo "TOOSMALL:END $name rc=$rc secs=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f", b - a }')"
+	secs=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f", b - a }')
+	stuck=0
+	reap_leftovers "$name" || stuck=1
+	kmemleak_scan
+	echo "TOOSMALL:END $name rc=$rc secs=$secs"
+	[ "$stuck" = 0 ] || poweroff_now
 done <../plan
 poweroff_now

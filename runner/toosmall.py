@@ -4,6 +4,7 @@
 
   toosmall.py plan SETTINGS BINARY...     print the run plan (one test a line)
   toosmall.py parse CONSOLE_LOG [--output DIR] [--known-issues FILE]
+  toosmall.py selfcheck RESULTS_JSON CASES_TSV [--profile P] [--margin S]
 
 'parse' needs nothing but the console log: the host writes the plan and the
 kernel's identity into it (TOOSMALL-HOST: lines), the guest brackets each test
@@ -35,7 +36,7 @@ PRINTK = r'^(?:<\d>)?(?:\[\s*\d+\.\d+\]\s*)?'
 SPLATS = [
 	('kasan', re.compile(PRINTK + r'(BUG: KASAN: .*)')),
 	('kfence', re.compile(PRINTK + r'(BUG: KFENCE: .*)')),
-	('soft_lockup', re.compile(PRINTK + r'(BUG: soft lockup .*)')),
+	('soft_lockup', re.compile(PRINTK + r'(?:watchdog: )?(BUG: soft lockup .*)')),
 	('bad_page', re.compile(PRINTK + r'(BUG: Bad page .*)')),
 	('hung_task', re.compile(PRINTK + r'(INFO: task \S+ blocked for more than .*)')),
 	('lock_held', re.compile(PRINTK + r'(?:WARNING: )?(.*lock held when returning to user space.*)')),
@@ -182,8 +183,12 @@ def parse_log(lines):
 			elif words[0] == 'kill' and len(words) > 1:
 				# The test asked for a power cut (TOOSMALL:KILL).
 				t = by_name.get(words[1])
-				if t and not t['_ended']:
+				if t and not t['_ended'] and 'on request' in host:
 					t['_killed'] = host
+			elif words[0] == 'elapsed' and len(words) > 2:
+				t = by_name.get(words[1])
+				if t and t['duration_s'] is None and words[2].startswith('secs='):
+					t['duration_s'] = float(words[2][5:])
 			elif words[0] == 'hang' and len(words) > 1:
 				t = by_name.get(words[1])
 				if t and not t['_ended']:
@@ -193,6 +198,7 @@ def parse_log(lines):
 			elif words[0] in ('boot', 'run', 'guest'):
 				if words[0] == 'boot' and 'ended' in words:
 					cur = None
+					evidence = None
 				elif words[0] != 'boot':
 					run['notes'].append(host)
 			if evidence is not None and words[0] == 'mconsole:':
@@ -202,7 +208,7 @@ def parse_log(lines):
 		if evidence is not None and len(evidence['evidence']) < MAX_EVIDENCE:
 			evidence['evidence'].append(line)
 
-		m = re.search(r'TOOSMALL:(BEGIN|END|READY|DONE|ERROR)\b ?(.*)', line)
+		m = re.search(r'TOOSMALL:(BEGIN|END|READY|DONE|ERROR|STUCK)\b ?(.*)', line)
 		if m:
 			what, rest = m.group(1), m.group(2).split()
 			if what == 'BEGIN' and rest:
@@ -222,6 +228,13 @@ def parse_log(lines):
 				for w in rest[2:]:
 					if w.startswith('secs='):
 						t['duration_s'] = float(w[5:])
+			elif what == 'STUCK' and rest and rest[0] in by_name:
+				# The guest could not kill what the test left: the
+				# blocked-task dump that follows is the evidence.
+				t = by_name[rest[0]]
+				t['_stuck'] = ' '.join(rest[1:])
+				evidence = t
+				t.setdefault('evidence', [])
 			elif what == 'READY':
 				run['kernel'].setdefault('release', dict(w.split('=', 1) for w in rest if '=' in w).get('release'))
 			continue
@@ -273,6 +286,7 @@ def judge(t):
 	begun, ended = t.pop('_begun'), t.pop('_ended')
 	hang = t.pop('_hang', None)
 	killed = t.pop('_killed', None)
+	stuck = t.pop('_stuck', None)
 	rc = t.pop('_rc', None)
 	log = t.pop('_log')
 	stall = [i for i, l in enumerate(log) if l.startswith('# stall: ')]
@@ -280,6 +294,9 @@ def judge(t):
 		t['status'], t['reason'] = 'crash', 'never started: the guest died or the run deadline passed'
 	elif hang:
 		t['status'], t['reason'] = 'hang', hang
+	elif stuck is not None:
+		t['status'] = 'hang'
+		t['reason'] = 'left tasks the guest could not kill (%s), rc %s' % (stuck, rc)
 	elif killed and res is None:
 		# Its checks come in the next test, after the next boot.
 		t['status'], t['reason'] = 'pass', 'guest killed on request (%s)' % killed
@@ -461,6 +478,72 @@ def cmd_parse(args):
 	return 1 if bad else 0
 
 
+# ------------------------------------------------------------- self-check --
+
+def load_selfcheck(path, profile):
+	"""The cases of runner/selfcheck.tsv that run in @profile."""
+	cases = []
+	with open(path) as f:
+		for line in f:
+			if line.startswith('#') or not line.strip():
+				continue
+			name, profiles, timeout, status, splat, title = \
+				line.rstrip('\n').split('\t')
+			if profiles in ('any', profile):
+				cases.append({'name': name, 'timeout': int(timeout),
+					      'status': status, 'splat': splat,
+					      'title': title})
+	return cases
+
+
+def selfcheck_case(case, t, margin):
+	"""Why test @t does not match @case, or None."""
+	if t is None:
+		return 'not in the results'
+	if t['status'] != case['status']:
+		return 'status %s, want %s (%s)' % (t['status'], case['status'], t['reason'])
+	kinds = [s for s in t['splats'] if s['kind'] == case['splat']]
+	if case['splat'] == '-':
+		if t['splats']:
+			return 'unexpected splat %s: %s' % (t['splats'][0]['kind'], t['splats'][0]['title'])
+	elif not kinds:
+		return 'no %s splat attributed (has: %s)' % (
+			case['splat'], ', '.join(s['kind'] for s in t['splats']) or 'none')
+	elif case['title'] != '-' and not re.search(case['title'], kinds[0]['title']):
+		return '%s splat title %r does not match %r' % (case['splat'], kinds[0]['title'], case['title'])
+	bound = case['timeout'] + margin
+	if t['duration_s'] is None:
+		return 'no duration: cannot tell it ended within %ds' % bound
+	if t['duration_s'] > bound:
+		return 'took %.1fs, bound %ds' % (t['duration_s'], bound)
+	return None
+
+
+def cmd_selfcheck(args):
+	with open(args.results) as f:
+		run = json.load(f)
+	by_name = {t['name']: t for t in run['tests']}
+	cases = load_selfcheck(args.cases, args.profile)
+	bad = skipped = 0
+	print('TAP version 13')
+	print('1..%d' % len(cases))
+	for n, case in enumerate(cases, 1):
+		if case['name'] not in by_name:
+			# The host writes every planned test into the log.
+			print('ok %d %s # SKIP not planned (--filter)' % (n, case['name']))
+			skipped += 1
+			continue
+		why = selfcheck_case(case, by_name.get(case['name']), args.margin)
+		bad += why is not None
+		t = by_name.get(case['name']) or {}
+		detail = '%s in %ss' % (t.get('status'), t.get('duration_s'))
+		print('%s %d %s # %s' % ('not ok' if why else 'ok', n, case['name'],
+					why or detail))
+	print('# self-check: %d of %d cases as expected' % (len(cases) - skipped - bad,
+							       len(cases) - skipped))
+	return 1 if bad else 0
+
+
 def main():
 	ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
 	sub = ap.add_subparsers(dest='cmd', required=True)
@@ -473,9 +556,16 @@ def main():
 	p.add_argument('log')
 	p.add_argument('--output')
 	p.add_argument('--known-issues')
+	p = sub.add_parser('selfcheck')
+	p.add_argument('results')
+	p.add_argument('cases')
+	p.add_argument('--profile', default='default')
+	p.add_argument('--margin', type=int, default=40)
 	args = ap.parse_args()
 	if args.cmd == 'plan':
 		return cmd_plan(args)
+	if args.cmd == 'selfcheck':
+		return cmd_selfcheck(args)
 	return cmd_parse(args)
 
 

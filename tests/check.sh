@@ -85,7 +85,7 @@ check_lint()
 {
 	local sh_files c_files src f out bad=0
 
-	mapfile -t sh_files < <(git ls-files '*.sh' run.sh .ci/run; ls runner/*.sh tests/*.sh 2>/dev/null)
+	mapfile -t sh_files < <(git ls-files -co --exclude-standard '*.sh' run.sh .ci/run)
 	mapfile -t sh_files < <(printf '%s\n' "${sh_files[@]}" | sort -u)
 	if command -v shellcheck >/dev/null; then
 		expect "lint: shellcheck ${#sh_files[@]} shell files" \
@@ -94,7 +94,7 @@ check_lint()
 		skip "lint: shellcheck" "shellcheck not installed (apt-get install shellcheck)"
 	fi
 
-	mapfile -t c_files < <(ls tools/testing/selftests/mm/oom/*.[ch] 2>/dev/null)
+	mapfile -t c_files < <(git ls-files -co --exclude-standard '*.c' '*.h')
 	if ! src=$(ksrc); then
 		skip "lint: checkpatch" "no unpacked kernel tree yet (run ./run.sh --build-only)"
 		return
