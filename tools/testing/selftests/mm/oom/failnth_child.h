@@ -24,6 +24,9 @@
  *  - no fate within the point's deadline: a stall ("# stall:" line, the
  *    child is killed, the sweep stops).
  *
+ * FAILNTH_ONLY=<n> in the environment runs point n alone (a reproducer for
+ * one point, e.g. with FAILNTH_SITES=1 for its stack).
+ *
  * One summary line per sweep, the format of failnth.h plus the children
  * killed (points = success + short + errno + killed), and one line with
  * the fatal signals:
@@ -486,10 +489,11 @@ static void failnth_child_sweep(struct __test_metadata *_metadata,
 				const struct failnth_child_scenario *sc,
 				enum failnth_mode mode)
 {
+	const char *only = getenv("FAILNTH_ONLY");
 	struct failnth_child_stats cs = {};
 	bool timed_out = false;
 	struct timespec start;
-	int n, fired = 1, err;
+	int n = 1, last = FAILNTH_MAX_POINTS, fired = 1, err;
 
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	err = failnth_knobs_set(
@@ -499,7 +503,9 @@ static void failnth_child_sweep(struct __test_metadata *_metadata,
 		TH_LOG("%s: setting the failslab and fail_page_alloc knobs: %s",
 		       sc->name, strerror(-err));
 	}
-	for (n = 1; n <= FAILNTH_MAX_POINTS && fired > 0; n++) {
+	if (only && atoi(only) > 0)
+		n = last = atoi(only);
+	for (; n <= last && fired > 0; n++) {
 		if (failnth_elapsed(&start) > sc->deadline_s) {
 			timed_out = true;
 			break;
@@ -511,7 +517,7 @@ static void failnth_child_sweep(struct __test_metadata *_metadata,
 		TH_LOG("%s: sweep still running after %us, at n=%d", sc->name,
 		       sc->deadline_s, n);
 	}
-	EXPECT_FALSE(fired > 0 && !timed_out)
+	EXPECT_FALSE(fired > 0 && !timed_out && last == FAILNTH_MAX_POINTS)
 	{
 		TH_LOG("%s: sweep hit its bound of %d points", sc->name,
 		       FAILNTH_MAX_POINTS);

@@ -1,0 +1,892 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Task calls while their small allocations fail, one at a time.
+ *
+ * Each variant creates a process (fork, vfork, clone3 with a pidfd), runs a
+ * new image (execve), makes a namespace (unshare), opens a pidfd or mounts
+ * a tmpfs, with every failslab and fail_page_alloc point on its path made
+ * to fail in turn (see failnth.h). The call must succeed or fail with an
+ * allowed errno. A success leaves the effect whole: the child ran and exited
+ * 0 and was reaped, the pidfd works, the new namespace or mount is there and
+ * usable; a failure leaves no child, no namespace, no mount behind.
+ *
+ * execve() and unshare() change the caller, so they run in a child that
+ * arms its own fail-nth (failnth_child.h); execve() is traced, so that the
+ * sweep counts the points of execve() alone and not of the new image.
+ */
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <net/if.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include "failnth_child.h"
+
+/* Per test; the sweep's own deadline is 10 s shorter. */
+#define SWEEP_TIMEOUT 60
+
+/* argv[1] that makes this program exit at once with EXEC_CODE. */
+#define EXEC_ARG "--failnth-exec-image"
+#define EXEC_CODE 42
+
+/* The private tmpfs the mount scenario mounts on, and its mount point. */
+#define MNT_BASE "/tmp"
+#define MNT_DIR MNT_BASE "/failnth-mnt"
+
+/*
+ * The new image of the execve scenario: this program, which exits before
+ * the harness starts. glibc passes argc and argv to ELF constructors.
+ */
+static void __attribute__((constructor)) exec_image(int argc, char **argv)
+{
+	if (argc == 2 && !strcmp(argv[1], EXEC_ARG))
+		_exit(EXEC_CODE);
+}
+
+/*
+ * Failed process creation: kernel/fork.c:copy_process() reports a failed
+ * allocation of the task, its mm, files, signal handlers or pid as ENOMEM
+ * ("retval = -ENOMEM;" before dup_task_struct(), and alloc_pid()'s own
+ * ENOMEM).
+ */
+static const int fork_errnos[] = { ENOMEM, 0 };
+
+/*
+ * execve(): a failed allocation before the point of no return is ENOMEM,
+ * with two exceptions in the source (linux 6.12):
+ *  - E2BIG: copying argv and envp to the new stack,
+ *    fs/exec.c:copy_strings() (fs/exec.c:626) and copy_string_kernel()
+ *    (fs/exec.c:686) return -E2BIG whenever get_arg_page() fails, which
+ *    is get_user_pages_remote() failing to allocate the stack page or a
+ *    page table of the new mm;
+ *  - ELIBBAD: fs/binfmt_elf.c:load_elf_binary() sets "retval = -ELIBBAD"
+ *    (fs/binfmt_elf.c:946) before checking the interpreter and keeps it
+ *    when load_elf_phdrs() returns NULL (fs/binfmt_elf.c:958), which it
+ *    does when its kmalloc() of the program headers fails.
+ */
+static const int exec_errnos[] = { ENOMEM, E2BIG, ELIBBAD, 0 };
+
+/*
+ * After the point of no return execve() cannot fail back to the old image:
+ * fs/exec.c:bprm_execve() has "if (bprm->point_of_no_return &&
+ * !fatal_signal_pending(current)) force_fatal_sig(SIGSEGV);" (linux 6.12,
+ * fs/exec.c:1922). A failed allocation in load_elf_binary() after
+ * begin_new_exec() (mapping the image, the stack, the brk) ends there.
+ */
+static const int exec_fates[] = { SIGSEGV, 0 };
+
+/* unshare() of a namespace: a failed allocation is ENOMEM. */
+static const int ns_errnos[] = { ENOMEM, 0 };
+
+/*
+ * unshare(CLONE_NEWNET) runs every pernet init, two of which turn a failed
+ * allocation into another errno (linux 6.12):
+ *  - EEXIST: fs/proc/proc_net.c:proc_net_ns_init() sets "err = -EEXIST"
+ *    (fs/proc/proc_net.c:387) and returns it when proc_net_mkdir() of
+ *    "stat" returns NULL, as it does when its allocation fails;
+ *  - ENODEV: lib/kobject_uevent.c:uevent_net_init() returns -ENODEV
+ *    (lib/kobject_uevent.c:787) when netlink_kernel_create() returns
+ *    NULL, as it does when the socket, its inode or its listeners cannot
+ *    be allocated.
+ * Not EINVAL: that one comes from an ENOMEM that
+ * net/core/net-sysfs.c:netdev_register_kobject() ignores.
+ */
+static const int net_errnos[] = { ENOMEM, EEXIST, ENODEV, 0 };
+
+/*
+ * unshare(CLONE_NEWUSER): kernel/fork.c:ksys_unshare() calls
+ * set_cred_ucounts() for the new credentials, which returns -EAGAIN
+ * (kernel/cred.c:595) when alloc_ucounts() fails to allocate the ucounts
+ * of the new user namespace.
+ */
+static const int user_errnos[] = { ENOMEM, EAGAIN, 0 };
+
+/* pidfd_open(): a failed pidfd file or inode allocation is ENOMEM. */
+static const int pidfd_errnos[] = { ENOMEM, 0 };
+
+/*
+ * mount of a tmpfs: shmem_fill_super() makes the root inode with
+ * shmem_get_inode(), and a failed inode allocation is ENOSPC:
+ * mm/shmem.c:__shmem_get_inode() has "return ERR_PTR(-ENOSPC);" when
+ * new_inode() fails (linux 6.12, mm/shmem.c:2903).
+ */
+static const int mount_errnos[] = { ENOMEM, ENOSPC, 0 };
+
+/* The state of one scenario, shared by its callbacks. */
+struct task_state {
+	/* A child made by the action, not yet reaped; or the one prepared. */
+	pid_t pid;
+	/* The action's wait: its status, or the errno of a failed wait. */
+	int status;
+	int wait_err;
+	int pidfd;
+	/* execve: the path of this program. */
+	char exe[256];
+	/* unshare: the flag, its /proc/self/ns entry, the inode before. */
+	int ns_flag;
+	const char *ns_name;
+	ino_t ns_before;
+	/* mount: the device of the mount point before. */
+	dev_t mnt_dev;
+};
+
+/* One scenario: its callbacks and what it may end with. */
+struct task_op {
+	const char *scenario;
+	const int *allowed;
+	void (*prepare)(struct __test_metadata *_metadata, void *arg);
+	int (*action)(void *arg);
+	bool (*check)(void *arg, int ret, char *why, size_t size);
+	void (*cleanup)(struct __test_metadata *_metadata, void *arg, int ret);
+	bool (*settled)(void *arg, char *why, size_t size);
+	/* The action runs in a child, see failnth_child.h. */
+	bool in_child;
+	bool traced_exec;
+	const int *fates;
+	int (*child_prepare)(void *arg);
+	/* unshare: the flag and its /proc/self/ns entry. */
+	int ns_flag;
+	const char *ns_name;
+};
+
+/* Reaps a child the action did not, then resets the state. */
+static void task_cleanup(struct __test_metadata *_metadata, void *arg, int ret)
+{
+	struct task_state *st = arg;
+
+	if (st->pid > 0) {
+		ASSERT_EQ(st->pid, waitpid(st->pid, NULL, 0))
+		{
+			TH_LOG("reaping %d: %s", st->pid, strerror(errno));
+		}
+	}
+	if (st->pidfd >= 0)
+		ASSERT_EQ(0, close(st->pidfd));
+	st->pid = 0;
+	st->pidfd = -1;
+	st->status = -1;
+	st->wait_err = 0;
+}
+
+/* Whether the action's child exited 0 and was reaped by the action. */
+static bool child_exited_0(struct task_state *st, int ret, char *why,
+			   size_t size)
+{
+	if (ret < 0)
+		return true;
+	if (st->wait_err) {
+		snprintf(why, size, "waiting for child %d: %s", st->pid,
+			 strerror(st->wait_err));
+		return false;
+	}
+	if (!WIFEXITED(st->status) || WEXITSTATUS(st->status)) {
+		snprintf(why, size, "child ended with status 0x%x, not exit 0",
+			 st->status);
+		return false;
+	}
+	return true;
+}
+
+/* Waits for the action's child @pid, which exits at once. */
+static int reap_in_action(struct task_state *st, pid_t pid)
+{
+	st->pid = pid;
+	if (waitpid(pid, &st->status, 0) != pid) {
+		st->wait_err = errno;
+		return 0;
+	}
+	st->pid = 0;
+	return 0;
+}
+
+/* fork(): the child exits at once, the parent reaps it. */
+static int fork_action(void *arg)
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -errno;
+	if (!pid)
+		_exit(0);
+	return reap_in_action(arg, pid);
+}
+
+/* vfork(): the child exits at once, the parent reaps it. */
+static int vfork_action(void *arg)
+{
+	pid_t pid = vfork();
+
+	if (pid < 0)
+		return -errno;
+	if (!pid)
+		_exit(0);
+	return reap_in_action(arg, pid);
+}
+
+/* clone3(CLONE_PIDFD): the child exits at once, reaped through its pidfd. */
+static int clone3_action(void *arg)
+{
+	struct task_state *st = arg;
+	int pidfd = -1;
+	struct clone_args args = {
+		.flags = CLONE_PIDFD,
+		.pidfd = (uintptr_t)&pidfd,
+		.exit_signal = SIGCHLD,
+	};
+	siginfo_t info = {};
+	long pid;
+
+	pid = syscall(SYS_clone3, &args, sizeof(args));
+	if (pid < 0)
+		return -errno;
+	if (!pid)
+		_exit(0);
+	st->pid = pid;
+	st->pidfd = pidfd;
+	if (waitid(P_PIDFD, pidfd, &info, WEXITED)) {
+		st->wait_err = errno;
+		return 0;
+	}
+	st->pid = 0;
+	st->status = info.si_code == CLD_EXITED ? info.si_status << 8 :
+						  info.si_status;
+	return 0;
+}
+
+/* Besides the exit: the pidfd is one of a reaped process. */
+static bool clone3_check(void *arg, int ret, char *why, size_t size)
+{
+	struct task_state *st = arg;
+
+	if (!child_exited_0(st, ret, why, size))
+		return false;
+	if (ret < 0)
+		return true;
+	if (!syscall(SYS_pidfd_send_signal, st->pidfd, 0, NULL, 0) ||
+	    errno != ESRCH) {
+		snprintf(
+			why, size,
+			"pidfd %d of the reaped child: signal 0 did not fail with ESRCH",
+			st->pidfd);
+		return false;
+	}
+	return true;
+}
+
+static bool fork_check(void *arg, int ret, char *why, size_t size)
+{
+	return child_exited_0(arg, ret, why, size);
+}
+
+/* pidfd_open() of a waiting child. */
+
+static void pidfd_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct task_state *st = arg;
+	pid_t pid;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		pause();
+		_exit(0);
+	}
+	st->pid = pid;
+}
+
+static int pidfd_action(void *arg)
+{
+	struct task_state *st = arg;
+	int fd = syscall(SYS_pidfd_open, st->pid, 0);
+
+	if (fd < 0)
+		return -errno;
+	st->pidfd = fd;
+	return 0;
+}
+
+/* The "Pid:" of pidfd @fd's fdinfo, or -errno. */
+static long pidfd_pid(int fd)
+{
+	char path[64], line[128];
+	long pid = -ENOENT;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Pid: %ld", &pid) == 1)
+			break;
+	fclose(f);
+	return pid;
+}
+
+/* A success: the pidfd names the child and can signal it. */
+static bool pidfd_check(void *arg, int ret, char *why, size_t size)
+{
+	struct task_state *st = arg;
+	long pid;
+
+	if (ret < 0)
+		return true;
+	pid = pidfd_pid(st->pidfd);
+	if (pid != st->pid) {
+		snprintf(why, size, "pidfd %d names pid %ld, not %d", st->pidfd,
+			 pid, st->pid);
+		return false;
+	}
+	if (syscall(SYS_pidfd_send_signal, st->pidfd, 0, NULL, 0)) {
+		snprintf(why, size, "signal 0 through pidfd: %s",
+			 strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+static void pidfd_cleanup(struct __test_metadata *_metadata, void *arg, int ret)
+{
+	struct task_state *st = arg;
+
+	if (st->pid > 0)
+		kill(st->pid, SIGKILL);
+	task_cleanup(_metadata, arg, ret);
+}
+
+/* mount of a fresh tmpfs on MNT_DIR, in the test's own mount namespace. */
+
+/* Whether /proc/self/mountinfo has a mount on MNT_DIR: 1, 0, or -errno. */
+static int mounted(void)
+{
+	char line[512], point[256];
+	int found = 0;
+	FILE *f;
+
+	f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*d %*d %*s %*s %255s", point) == 1 &&
+		    !strcmp(point, MNT_DIR))
+			found = 1;
+	fclose(f);
+	return found;
+}
+
+static int mount_action(void *arg)
+{
+	return mount("failnth", MNT_DIR, "tmpfs", 0, "size=1m") ? -errno : 0;
+}
+
+/*
+ * A success: a tmpfs in mountinfo, where a file can be written and read.
+ * A failure: no mount, the mount point is still the base's directory.
+ */
+static bool mount_check(void *arg, int ret, char *why, size_t size)
+{
+	struct task_state *st = arg;
+	char buf[4] = "";
+	struct statfs sfs;
+	struct stat sb;
+	int m = mounted(), fd;
+
+	if (m < 0 || stat(MNT_DIR, &sb) || statfs(MNT_DIR, &sfs)) {
+		snprintf(why, size, "looking at %s: %s", MNT_DIR,
+			 strerror(m < 0 ? -m : errno));
+		return false;
+	}
+	if (ret < 0) {
+		if (m || sb.st_dev != st->mnt_dev) {
+			snprintf(why, size, "mount failed, yet %s is mounted",
+				 MNT_DIR);
+			return false;
+		}
+		return true;
+	}
+	if (!m || sb.st_dev == st->mnt_dev || sfs.f_type != TMPFS_MAGIC) {
+		snprintf(why, size, "mount succeeded, but no new tmpfs on %s",
+			 MNT_DIR);
+		return false;
+	}
+	fd = open(MNT_DIR "/file", O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0 || pwrite(fd, "ok", 2, 0) != 2 ||
+	    pread(fd, buf, 2, 0) != 2 || strcmp(buf, "ok")) {
+		snprintf(why, size, "the new tmpfs is not usable: %s",
+			 strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	close(fd);
+	return true;
+}
+
+static void mount_cleanup(struct __test_metadata *_metadata, void *arg, int ret)
+{
+	if (ret < 0)
+		return;
+	ASSERT_EQ(0, umount2(MNT_DIR, 0))
+	{
+		TH_LOG("unmounting %s: %s", MNT_DIR, strerror(errno));
+	}
+}
+
+/* execve() of this program, in a traced child. */
+
+static int exec_action(void *arg)
+{
+	struct task_state *st = arg;
+	char *const argv[] = { st->exe, EXEC_ARG, NULL };
+	char *const envp[] = { NULL };
+
+	execve(st->exe, argv, envp);
+	return -errno;
+}
+
+/* A failure before the point of no return: the old image goes on. */
+static bool exec_check(void *arg, int ret, char *why, size_t size)
+{
+	return true;
+}
+
+/* unshare() of one namespace, in a child. */
+
+/* The inode of /proc/self/ns/@name, or 0. */
+static ino_t ns_ino(const char *name)
+{
+	char path[64];
+	struct stat sb;
+
+	snprintf(path, sizeof(path), "/proc/self/ns/%s", name);
+	return stat(path, &sb) ? 0 : sb.st_ino;
+}
+
+static int unshare_prepare(void *arg)
+{
+	struct task_state *st = arg;
+
+	st->ns_before = ns_ino(st->ns_name);
+	return st->ns_before ? 0 : -ENOENT;
+}
+
+static int unshare_action(void *arg)
+{
+	struct task_state *st = arg;
+
+	return unshare(st->ns_flag) ? -errno : 0;
+}
+
+/* In a new pid namespace, the first child is its pid 1. */
+static bool pid_ns_usable(char *why, size_t size)
+{
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0) {
+		snprintf(why, size, "fork in the new pid namespace: %s",
+			 strerror(errno));
+		return false;
+	}
+	if (!pid)
+		_exit(getpid() == 1 ? 0 : 1);
+	if (waitpid(pid, &status, 0) != pid || status) {
+		snprintf(
+			why, size,
+			"first child of the new pid namespace is not pid 1 (status 0x%x)",
+			status);
+		return false;
+	}
+	return true;
+}
+
+/* Whether the new namespace works: a small use of each kind. */
+static bool ns_usable(struct task_state *st, char *why, size_t size)
+{
+	struct utsname u;
+	int fd;
+
+	switch (st->ns_flag) {
+	case CLONE_NEWUTS:
+		if (sethostname("failnth", 7) || uname(&u) ||
+		    strcmp(u.nodename, "failnth"))
+			break;
+		return true;
+	case CLONE_NEWNET:
+		if (if_nametoindex("lo") != 1)
+			break;
+		return true;
+	case CLONE_NEWPID:
+		return pid_ns_usable(why, size);
+	case CLONE_NEWUSER:
+		/* Nothing mapped yet: this process is the overflow uid. */
+		if (getuid() != 65534)
+			break;
+		return true;
+	case CLONE_NEWNS:
+		fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			break;
+		close(fd);
+		return true;
+	default:
+		return true;
+	}
+	snprintf(why, size, "the new %s namespace is not usable: %s",
+		 st->ns_name, strerror(errno));
+	return false;
+}
+
+/*
+ * A success: a new namespace, usable. A failure: the old one. A new pid
+ * namespace has no inode to show until its first process (its init) is
+ * made, so that one is looked at after the use.
+ */
+static bool unshare_check(void *arg, int ret, char *why, size_t size)
+{
+	struct task_state *st = arg;
+	bool pid_ok = false;
+	ino_t now;
+
+	if (ret >= 0 && st->ns_flag == CLONE_NEWPID) {
+		if (ns_ino(st->ns_name) || errno != ENOENT) {
+			snprintf(
+				why, size,
+				"after unshare, %s is not a pid namespace without init",
+				st->ns_name);
+			return false;
+		}
+		if (!pid_ns_usable(why, size))
+			return false;
+		pid_ok = true;
+	}
+	now = ns_ino(st->ns_name);
+
+	if (!now) {
+		snprintf(why, size, "stat of /proc/self/ns/%s: %s", st->ns_name,
+			 strerror(errno));
+		return false;
+	}
+	if (ret < 0 && now != st->ns_before) {
+		snprintf(why, size, "unshare failed, yet %s namespace changed",
+			 st->ns_name);
+		return false;
+	}
+	if (ret >= 0 && now == st->ns_before) {
+		snprintf(why, size, "unshare succeeded, %s namespace unchanged",
+			 st->ns_name);
+		return false;
+	}
+	return ret < 0 || pid_ok || ns_usable(st, why, size);
+}
+
+FIXTURE(task)
+{
+	struct task_state st;
+	bool mnt_base;
+};
+
+FIXTURE_VARIANT(task)
+{
+	const struct task_op op;
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(task, fork) {
+	/* clang-format on */
+	.op = {
+		.scenario = "fork",
+		.allowed = fork_errnos,
+		.action = fork_action,
+		.check = fork_check,
+		.cleanup = task_cleanup,
+	},
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(task, vfork) {
+	/* clang-format on */
+	.op = {
+		.scenario = "vfork",
+		.allowed = fork_errnos,
+		.action = vfork_action,
+		.check = fork_check,
+		.cleanup = task_cleanup,
+	},
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(task, clone3_pidfd) {
+	/* clang-format on */
+	.op = {
+		.scenario = "clone3_pidfd",
+		.allowed = fork_errnos,
+		.action = clone3_action,
+		.check = clone3_check,
+		.cleanup = task_cleanup,
+	},
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(task, execve) {
+	/* clang-format on */
+	.op = {
+		.scenario = "execve",
+		.allowed = exec_errnos,
+		.action = exec_action,
+		.check = exec_check,
+		.in_child = true,
+		.traced_exec = true,
+		.fates = exec_fates,
+	},
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(task, unshare_mnt) {
+	/* clang-format on */
+	.op = {
+		.scenario = "unshare_mnt",
+		.allowed = ns_errnos,
+		.action = unshare_action,
+		.check = unshare_check,
+		.in_child = true,
+		.child_prepare = unshare_prepare,
+		.ns_flag = CLONE_NEWNS,
+		.ns_name = "mnt",
+	},
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(task, unshare_uts) {
+	/* clang-format on */
+	.op = {
+		.scenario = "unshare_uts",
+		.allowed = ns_errnos,
+		.action = unshare_action,
+		.check = unshare_check,
+		.in_child = true,
+		.child_prepare = unshare_prepare,
+		.ns_flag = CLONE_NEWUTS,
+		.ns_name = "uts",
+	},
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(task, unshare_ipc) {
+	/* clang-format on */
+	.op = {
+		.scenario = "unshare_ipc",
+		.allowed = ns_errnos,
+		.action = unshare_action,
+		.check = unshare_check,
+		.in_child = true,
+		.child_prepare = unshare_prepare,
+		.ns_flag = CLONE_NEWIPC,
+		.ns_name = "ipc",
+	},
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(task, unshare_net) {
+	/* clang-format on */
+	.op = {
+		.scenario = "unshare_net",
+		.allowed = net_errnos,
+		.action = unshare_action,
+		.check = unshare_check,
+		.in_child = true,
+		.child_prepare = unshare_prepare,
+		.ns_flag = CLONE_NEWNET,
+		.ns_name = "net",
+	},
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(task, unshare_pid) {
+	/* clang-format on */
+	.op = {
+		.scenario = "unshare_pid",
+		.allowed = ns_errnos,
+		.action = unshare_action,
+		.check = unshare_check,
+		.in_child = true,
+		.child_prepare = unshare_prepare,
+		.ns_flag = CLONE_NEWPID,
+		.ns_name = "pid_for_children",
+	},
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(task, unshare_user) {
+	/* clang-format on */
+	.op = {
+		.scenario = "unshare_user",
+		.allowed = user_errnos,
+		.action = unshare_action,
+		.check = unshare_check,
+		.in_child = true,
+		.child_prepare = unshare_prepare,
+		.ns_flag = CLONE_NEWUSER,
+		.ns_name = "user",
+	},
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(task, pidfd_open) {
+	/* clang-format on */
+	.op = {
+		.scenario = "pidfd_open",
+		.allowed = pidfd_errnos,
+		.prepare = pidfd_prepare,
+		.action = pidfd_action,
+		.check = pidfd_check,
+		.cleanup = pidfd_cleanup,
+	},
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(task, mount_tmpfs) {
+	/* clang-format on */
+	.op = {
+		.scenario = "mount_tmpfs",
+		.allowed = mount_errnos,
+		.action = mount_action,
+		.check = mount_check,
+		.cleanup = mount_cleanup,
+	},
+};
+
+/*
+ * The mount scenario's base: a private mount namespace with a fresh tmpfs
+ * on MNT_BASE holding the mount point, so that nothing is mounted outside
+ * and the mounts go away with the test process however it ends.
+ */
+static void mount_base(struct __test_metadata *_metadata,
+		       FIXTURE_DATA(task) * self)
+{
+	struct stat sb;
+
+	if (unshare(CLONE_NEWNS))
+		SKIP(return, "cannot unshare the mount namespace: %s",
+			   strerror(errno));
+	ASSERT_EQ(0, mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+	{
+		TH_LOG("making / private: %s", strerror(errno));
+	}
+	if (mount("failnth", MNT_BASE, "tmpfs", 0, "size=1m,mode=0700")) {
+		if (errno == EPERM)
+			SKIP(return, "mounting a tmpfs is not permitted here");
+		ASSERT_EQ(0, errno)
+		{
+			TH_LOG("mounting a tmpfs on %s: %s", MNT_BASE,
+			       strerror(errno));
+		}
+	}
+	self->mnt_base = true;
+	ASSERT_EQ(0, mkdir(MNT_DIR, 0700));
+	ASSERT_EQ(0, stat(MNT_DIR, &sb));
+	self->st.mnt_dev = sb.st_dev;
+}
+
+FIXTURE_SETUP(task)
+{
+	const char *missing = failnth_missing();
+	const struct task_op *op = &variant->op;
+	struct sigaction sa = { .sa_handler = SIG_DFL,
+				.sa_flags = SA_NOCLDSTOP };
+	ssize_t len;
+
+	self->st.pidfd = -1;
+	self->st.status = -1;
+	self->st.ns_flag = op->ns_flag;
+	self->st.ns_name = op->ns_name;
+	if (missing)
+		SKIP(return, "%s", missing);
+	if (op->ns_name && !ns_ino(op->ns_name))
+		SKIP(return,
+			   "no /proc/self/ns/%s: the kernel lacks the namespace",
+			   op->ns_name);
+	/*
+	 * No SIGCHLD for a child's ptrace stop: queueing it would be an
+	 * allocation counted in the traced child's sweep.
+	 */
+	ASSERT_EQ(0, sigaction(SIGCHLD, &sa, NULL));
+	if (op->traced_exec) {
+		len = readlink("/proc/self/exe", self->st.exe,
+			       sizeof(self->st.exe) - 1);
+		ASSERT_LT(0, len);
+		self->st.exe[len] = '\0';
+	}
+	if (op->action == mount_action)
+		mount_base(_metadata, self);
+}
+
+FIXTURE_TEARDOWN(task)
+{
+	/* The sweep restores the knobs itself; this covers an ASSERT. */
+	EXPECT_EQ(0, failnth_knobs_restore());
+	if (self->mnt_base) {
+		umount2(MNT_DIR, MNT_DETACH);
+		EXPECT_EQ(0, umount2(MNT_BASE, MNT_DETACH));
+	}
+}
+
+/*
+ * Every failslab and fail_page_alloc point (or those of one allocator, per
+ * mode) on the path of the variant's call fails in turn. Each call must
+ * succeed with its whole effect or fail with an allowed errno (or, for
+ * execve past its point of no return, end in SIGSEGV) leaving no child,
+ * namespace or mount behind.
+ */
+static void task_sweep(struct __test_metadata *_metadata,
+		       FIXTURE_DATA(task) * self,
+		       const FIXTURE_VARIANT(task) * variant,
+		       enum failnth_mode mode)
+{
+	const struct task_op *op = &variant->op;
+	const struct failnth_scenario sc = {
+		.name = op->scenario,
+		.allowed = op->allowed,
+		.deadline_s = SWEEP_TIMEOUT - 10,
+		.arg = &self->st,
+		.prepare = op->prepare,
+		.action = op->action,
+		.check = op->check,
+		.cleanup = op->cleanup,
+		.settled = op->settled,
+	};
+	const struct failnth_child_scenario csc = {
+		.name = op->scenario,
+		.allowed = op->allowed,
+		.fates = op->fates,
+		.deadline_s = SWEEP_TIMEOUT - 10,
+		.traced_exec = op->traced_exec,
+		.exec_code = EXEC_CODE,
+		.arg = &self->st,
+		.prepare = op->child_prepare,
+		.action = op->action,
+		.check = op->check,
+	};
+
+	if (op->in_child)
+		failnth_child_sweep(_metadata, &csc, mode);
+	else
+		failnth_sweep(_metadata, &sc, mode);
+}
+
+FAILNTH_TEST_MODES(task, SWEEP_TIMEOUT, task_sweep)
+
+TEST_HARNESS_MAIN
