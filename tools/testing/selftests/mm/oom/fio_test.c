@@ -1,0 +1,1396 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fio workloads on XFS while memory is short: every error is a clean errno,
+ * fio's own verify passes, the data read back after umount and mount is what
+ * was there before, xfs_repair -n finds nothing, XFS never shuts down.
+ *
+ * Each workload (a job file in fio/, see TEST_FILES) runs under each
+ * condition:
+ *   nopressure   in a memcg without limit (its peak is reported);
+ *   memcg_above  memory.max just above what the job needs: the smallest
+ *                limit (1 MiB steps) under which it completes, found by
+ *                bisection in the test itself;
+ *   memcg_below  1 MiB below that: fio may be OOM-killed, nothing else;
+ *   faults       failslab and fail_page_alloc fail one allocation in
+ *                FIO_FAULT_INTERVAL of fio's own tasks (task-filter and
+ *                make-it-fail), sleeping ones included;
+ *   tinymem      no cgroup, in a machine with little memory (boot the guest
+ *                with mem=32M: boot.conf "fio.xfs.*.tinymem mem=32M").
+ * And a pair for a power cut: replay.write acknowledges blocks (write, then
+ * fsync) while allocations fail, records each in $OOM_STATE_DIR, and asks
+ * the host to kill the machine (TOOSMALL:KILL); replay.check, on the next
+ * boot, mounts (log recovery) and finds every recorded block intact.
+ *
+ * Needs root, OOM_SCRATCH_DEV (a disk it may mkfs), fio, mkfs.xfs and
+ * xfs_repair; the job files in $OOM_FIO_JOBS, else in fio/ beside the
+ * binary. One summary line per fio run, for the runner:
+ *   # fio <job>.<condition>: secs=.. bw_kib=.. errors=.. ... (ENOMEM:n ...)
+ */
+#define _GNU_SOURCE
+#include <ftw.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
+#include <sched.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+
+#include "fio_xfs.h"
+#include "kselftest_harness.h"
+
+/* Bound on a whole test, below the runner's per-test timeout (settings). */
+#define TEST_BUDGET_S 100
+/* Bound on one fio run. */
+#define FIO_DEADLINE_S 30
+/* One injected failure per this many allocations of fio's tasks. */
+#define FIO_FAULT_INTERVAL 50
+/* A machine with more memory than this cannot run the tinymem condition. */
+#define TINYMEM_MAX_KB (40 * 1024)
+#define MIB (1024 * 1024LL)
+
+enum cond { NOPRESSURE, MEMCG_ABOVE, MEMCG_BELOW, FAULTS, TINYMEM };
+
+static const char *const cond_name[] = {
+	[NOPRESSURE] = "nopressure",   [MEMCG_ABOVE] = "memcg_above",
+	[MEMCG_BELOW] = "memcg_below", [FAULTS] = "faults",
+	[TINYMEM] = "tinymem",
+};
+
+/* What the kernel says when XFS gives up or finds damage. */
+static const char *const xfs_trouble[] = {
+	"xfs_do_force_shutdown",
+	"has been shut down",
+	"Corruption",
+	"metadata I/O error",
+	"log I/O error",
+	"Internal error",
+	"xfs_error_report",
+	NULL,
+};
+
+/* What one fio run did, from its exit, its JSON and its stderr. */
+struct fio_result {
+	int status; /* exit status, 128 + signal, -ETIMEDOUT */
+	bool stalled;
+	double secs;
+	bool json_ok;
+	long long read_bw, write_bw, read_kib, write_kib;
+	long long total_err;
+	int first_error;
+	int job_error;
+	int nerr;
+	struct {
+		int err;
+		long n;
+	} hist[FIO_MAX_ERRNOS];
+	long verify_fail; /* fio verify mismatches */
+	long crash; /* fio aborted or a worker died of a signal */
+	long unknown; /* stderr lines not understood */
+	long long oom_kills;
+	long long peak;
+};
+
+/* How to run fio once. */
+struct fio_run {
+	const char *job;
+	const char *dir;
+	const char *cg; /* NULL: no cgroup */
+	unsigned int fault_interval; /* 0: no fault injection */
+	bool verify_only;
+	/* A run past its deadline is only an outcome (a bisection probe). */
+	bool may_stall;
+	double deadline_s;
+	const char *tag;
+};
+
+static void count_errno(struct fio_result *r, int err)
+{
+	int i;
+
+	for (i = 0; i < r->nerr && r->hist[i].err != err; i++)
+		;
+	if (i == r->nerr) {
+		if (r->nerr == FIO_MAX_ERRNOS)
+			i--;
+		else
+			r->nerr++;
+		r->hist[i].err = err;
+	}
+	r->hist[i].n++;
+}
+
+/* Sums "key" : N after each "section" : { of each job in fio's JSON. */
+static long long json_sum(const char *json, const char *section,
+			  const char *key)
+{
+	char skey[64], kkey[64];
+	const char *p = json, *q;
+	long long sum = 0;
+
+	snprintf(skey, sizeof(skey), "\"%s\" : {", section);
+	snprintf(kkey, sizeof(kkey), "\"%s\" : ", key);
+	while ((p = strstr(p, skey))) {
+		p += strlen(skey);
+		q = strstr(p, kkey);
+		if (q)
+			sum += strtoll(q + strlen(kkey), NULL, 10);
+	}
+	return sum;
+}
+
+/* The first "key" : N of each job, summed (or the first non-zero one). */
+static long long json_job_key(const char *json, const char *key, bool first)
+{
+	char kkey[64];
+	const char *p = json, *q;
+	long long v, sum = 0;
+
+	snprintf(kkey, sizeof(kkey), "\"%s\" : ", key);
+	while ((p = strstr(p, "\"jobname\""))) {
+		p += 9;
+		q = strstr(p, kkey);
+		if (!q)
+			continue;
+		v = strtoll(q + strlen(kkey), NULL, 10);
+		if (first && v)
+			return v;
+		sum += v;
+	}
+	return sum;
+}
+
+static void parse_json(const char *path, struct fio_result *r)
+{
+	static char json[1 << 20];
+	ssize_t n = fx_read(path, json, sizeof(json));
+	const char *p = n > 0 ? strchr(json, '{') : NULL;
+
+	if (!p || !strstr(p, "\"jobs\""))
+		return;
+	r->json_ok = true;
+	r->read_bw = json_sum(p, "read", "bw");
+	r->write_bw = json_sum(p, "write", "bw");
+	r->read_kib = json_sum(p, "read", "io_kbytes");
+	r->write_kib = json_sum(p, "write", "io_kbytes");
+	r->total_err = json_job_key(p, "total_err", false);
+	r->first_error = json_job_key(p, "first_error", true);
+	r->job_error = json_job_key(p, "error", true);
+}
+
+/*
+ * Sorts fio's stderr lines: errors with their errno (and, for the job-level
+ * ones, fio's source line), verify mismatches, crashes, and the rest.
+ */
+static void parse_stderr(const char *path, struct fio_result *r)
+{
+	char line[1024], text[256], *p;
+	int shown = 0, err;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		err = 0;
+		p = strstr(line, "err=");
+		if (p && sscanf(p, "err=%d/", &err) == 1 && err > 0) {
+			/* fio: pid=N, err=12/file:io_u.c:1889, func=..., error=... */
+			count_errno(r, err);
+			if (shown++ < 6)
+				printf("# fio %s: %s\n", "job error", line);
+		} else if (strstr(line, "io_u error on file") &&
+			   strstr(strstr(line, "io_u error on file"), ": ")) {
+			p = strstr(strstr(line, "io_u error on file"), ": ");
+			/* fio: io_u error on file F: Cannot allocate memory: write offset=.. */
+			char *end = strstr(p + 2, ": ");
+
+			snprintf(text, sizeof(text), "%.*s",
+				 end ? (int)(end - p - 2) : 0, p + 2);
+			err = fx_errno_of_text(text);
+			count_errno(r, err ? err : -1);
+			if (shown++ < 6)
+				printf("# fio io_u error: %s\n", line);
+		} else if (strstr(line, "verify") &&
+			   (strstr(line, "bad") || strstr(line, "mismatch") ||
+			    strstr(line, "wanted"))) {
+			r->verify_fail++;
+			if (shown++ < 6)
+				printf("# fio verify: %s\n", line);
+		} else if (strstr(line, "Assertion") ||
+			   strstr(line, "got signal") ||
+			   strstr(line, "Segmentation") ||
+			   strstr(line, "Aborted")) {
+			r->crash++;
+			if (shown++ < 6)
+				printf("# fio crash: %s\n", line);
+		} else if (line[0]) {
+			r->unknown++;
+			if (shown++ < 6)
+				printf("# fio stderr: %s\n", line);
+		}
+	}
+	fclose(f);
+	fflush(stdout);
+}
+
+/* Prints what each task left in @pgid is doing, then dumps all stacks. */
+static void stall_evidence(pid_t pgid, const char *cg)
+{
+	char path[64], buf[2048];
+	struct dirent *de;
+	DIR *d = opendir("/proc");
+
+	while (d && (de = readdir(d))) {
+		pid_t pid = atoi(de->d_name);
+
+		if (pid <= 0 || getpgid(pid) != pgid)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/wchan", pid);
+		if (fx_read(path, buf, sizeof(buf)) >= 0)
+			printf("# stall: task %d wchan %s\n", pid, buf);
+		snprintf(path, sizeof(path), "/proc/%d/stack", pid);
+		if (fx_read(path, buf, sizeof(buf)) >= 0)
+			printf("# stall: task %d stack:\n%s\n", pid, buf);
+	}
+	if (d)
+		closedir(d);
+	if (cg) {
+		static const char *const keys[] = {
+			"anon",	  "file",	"kernel",
+			"pgscan", "pgmajfault", "workingset_refault_file",
+			NULL,
+		};
+		char path[PATH_MAX];
+		int i;
+
+		snprintf(path, sizeof(path), "%s/memory.events", cg);
+		if (fx_read(path, buf, sizeof(buf)) >= 0)
+			printf("# stall: memory.events: %s\n", buf);
+		snprintf(path, sizeof(path), "%s/memory.stat", cg);
+		for (i = 0; keys[i]; i++)
+			printf("# stall: memory.stat %s %lld\n", keys[i],
+			       fx_read_key(path, keys[i]));
+	}
+	fflush(stdout);
+	fx_write("/proc/sysrq-trigger", "w");
+	fx_write("/proc/sysrq-trigger", "m");
+}
+
+/* Number of threads of process @pid. */
+static int thread_count(pid_t pid)
+{
+	char path[64];
+	struct dirent *de;
+	DIR *d;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	d = opendir(path);
+	while (d && (de = readdir(d)))
+		n += de->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* Whether any task of process group @pgid is left. */
+static bool pgrp_alive(pid_t pgid)
+{
+	return !kill(-pgid, 0) || errno != ESRCH;
+}
+
+/*
+ * Runs fio as @run says, bounded by its deadline, and fills @r. On expiry
+ * the tasks left get their stacks shown (sysrq w and m too) and a
+ * "# stall:" line, then are killed.
+ */
+static void fio_run(const struct fio_run *run, struct fio_result *r)
+{
+	pid_t pid, marked[FIO_MAX_TASKS];
+	int status = 0, nmarked = 0, fd;
+	char path[PATH_MAX];
+	const char *json = "/tmp/fio_test.json", *errf = "/tmp/fio_test.err";
+	double t0 = fx_now(), end = t0 + run->deadline_s;
+	bool exited = false;
+
+	memset(r, 0, sizeof(*r));
+	r->status = -1;
+	pid = fork();
+	if (pid < 0) {
+		r->status = -errno;
+		return;
+	}
+	if (!pid) {
+		setpgid(0, 0);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		/* The OOM killer should take fio, not the test. */
+		fx_write("/proc/self/oom_score_adj", "1000");
+		if (run->cg) {
+			snprintf(path, sizeof(path), "%s/cgroup.procs",
+				 run->cg);
+			if (fx_write(path, "0"))
+				_exit(125);
+		}
+		setenv("FIO_DIR", run->dir, 1);
+		fd = open(json, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd < 0 || dup2(fd, 1) < 0)
+			_exit(126);
+		fd = open(errf, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd < 0 || dup2(fd, 2) < 0)
+			_exit(126);
+		if (run->verify_only)
+			execlp("fio", "fio", "--output-format=json",
+			       "--verify_only", run->job, NULL);
+		else
+			execlp("fio", "fio", "--output-format=json", run->job,
+			       NULL);
+		_exit(127);
+	}
+	setpgid(pid, pid);
+	while (fx_now() < end) {
+		if (!exited && waitpid(pid, &status, WNOHANG) == pid)
+			exited = true;
+		/* Orphaned workers (their parent OOM-killed) count too. */
+		if (exited && !pgrp_alive(pid))
+			break;
+		/*
+		 * Mark fio's tasks once it runs more than one (its helper
+		 * thread, then its job processes): by then the dynamic loader
+		 * is done, which would otherwise fail before fio even starts.
+		 */
+		if (run->fault_interval && !exited &&
+		    (nmarked || thread_count(pid) > 1))
+			fx_mark_tree(pid, marked, &nmarked);
+		usleep(run->fault_interval ? 2000 : 10000);
+	}
+	r->secs = fx_now() - t0;
+	if (!exited || pgrp_alive(pid)) {
+		r->stalled = true;
+		printf("# %s: fio %s: %s after %.0fs (deadline)\n",
+		       run->may_stall ? "no progress" : "stall", run->tag,
+		       exited ? "its workers still run" : "still running",
+		       r->secs);
+		if (!run->may_stall)
+			stall_evidence(pid, run->cg);
+		kill(-pid, SIGKILL);
+		if (!exited)
+			waitpid(pid, &status, 0);
+		for (end = fx_now() + 10; pgrp_alive(pid) && fx_now() < end;)
+			usleep(10000);
+	}
+	r->status = WIFEXITED(status) ? WEXITSTATUS(status) :
+					128 + WTERMSIG(status);
+	if (run->fault_interval)
+		printf("# fio %s: %d fio tasks marked make-it-fail\n", run->tag,
+		       nmarked);
+	parse_json(json, r);
+	parse_stderr(errf, r);
+	/*
+	 * fio prints an error it goes on after (continue_on_error) nowhere:
+	 * its JSON has the count and the first one. Those not seen on stderr
+	 * are put under the first error's errno.
+	 */
+	{
+		long seen = 0;
+		int i;
+
+		for (i = 0; i < r->nerr; i++)
+			seen += r->hist[i].n;
+		for (; r->total_err > seen; seen++)
+			count_errno(r,
+				    r->first_error > 0 ? r->first_error : -1);
+	}
+	if (run->cg) {
+		r->oom_kills = fx_cg_key(run->cg, "memory.events", "oom_kill");
+		r->peak = fx_cg_key(run->cg, "memory.peak", NULL);
+	}
+	unlink(json);
+	unlink(errf);
+}
+
+/* ---------------------------------------------------- data digest ---- */
+
+struct digest_ent {
+	char name[64];
+	long long size;
+	uint64_t hash;
+};
+
+struct digest {
+	int n, max;
+	struct digest_ent *e;
+};
+
+static struct digest *digest_cur;
+static const char *digest_root;
+
+static uint64_t fnv1a(uint64_t h, const void *buf, size_t len)
+{
+	const unsigned char *p = buf;
+
+	while (len--)
+		h = (h ^ *p++) * 0x100000001b3ULL;
+	return h;
+}
+
+static int digest_one(const char *path, const struct stat *st, int type,
+		      struct FTW *ftw)
+{
+	static char buf[65536];
+	struct digest *d = digest_cur;
+	struct digest_ent *e;
+	uint64_t h = 0xcbf29ce484222325ULL;
+	ssize_t n;
+	int fd;
+
+	if (type != FTW_F)
+		return 0;
+	if (d->n == d->max) {
+		d->max = d->max ? 2 * d->max : 1024;
+		d->e = realloc(d->e, d->max * sizeof(*d->e));
+		if (!d->e)
+			return -ENOMEM;
+	}
+	e = &d->e[d->n++];
+	snprintf(e->name, sizeof(e->name), "%s", path + strlen(digest_root));
+	e->size = st->st_size;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		h = fnv1a(h, buf, n);
+	close(fd);
+	e->hash = n < 0 ? 0 : h;
+	return n < 0 ? -EIO : 0;
+}
+
+static int digest_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct digest_ent *)a)->name,
+		      ((const struct digest_ent *)b)->name);
+}
+
+/* Names, sizes and contents of every file under @dir: 0 or -errno. */
+static int digest_tree(const char *dir, struct digest *d)
+{
+	int ret;
+
+	memset(d, 0, sizeof(*d));
+	digest_cur = d;
+	digest_root = dir;
+	ret = nftw(dir, digest_one, 16, FTW_PHYS);
+	if (!ret && d->n)
+		qsort(d->e, d->n, sizeof(*d->e), digest_cmp);
+	return ret;
+}
+
+/* Number of files that differ, the first few printed. */
+static int digest_diff(const struct digest *a, const struct digest *b)
+{
+	int i, j, bad = 0;
+
+	for (i = 0, j = 0; i < a->n || j < b->n;) {
+		int c = i == a->n ? 1 :
+			j == b->n ? -1 :
+				    strcmp(a->e[i].name, b->e[j].name);
+
+		if (!c && a->e[i].size == b->e[j].size &&
+		    a->e[i].hash == b->e[j].hash) {
+			i++, j++;
+			continue;
+		}
+		if (bad++ < 5)
+			printf("# lost: %s: %s\n",
+			       c < 0 ? a->e[i].name : b->e[j].name,
+			       c < 0 ? "gone after mount" :
+			       c > 0 ? "appeared after mount" :
+				       "contents changed");
+		if (c <= 0)
+			i++;
+		if (c >= 0)
+			j++;
+	}
+	fflush(stdout);
+	return bad;
+}
+
+/* ------------------------------------------------------- the fixture ---- */
+
+FIXTURE(xfs)
+{
+	char mnt[64];
+	char cg[PATH_MAX];
+	char job[PATH_MAX];
+	const char *dev;
+	bool mounted;
+	char overcommit[16];
+	struct fx_knobs knobs;
+	int kmsg;
+	double end;
+	/* Errnos the job file documents besides ENOMEM, 0-terminated. */
+	int allowed[8];
+};
+
+FIXTURE_VARIANT(xfs)
+{
+	/* Job file name in the jobs directory, without .fio. */
+	const char *job;
+	/* The job writes data that fio can verify after a remount. */
+	bool verifiable;
+};
+
+FIXTURE_VARIANT_ADD(xfs, randwrite_verify) {
+	.job = "randwrite_verify",
+	.verifiable = true,
+};
+
+FIXTURE_VARIANT_ADD(xfs, smallfiles) {
+	.job = "smallfiles",
+	.verifiable = true,
+};
+
+FIXTURE_VARIANT_ADD(xfs, mixed_fsync) {
+	.job = "mixed_fsync",
+	.verifiable = true,
+};
+
+FIXTURE_VARIANT_ADD(xfs, mmap) {
+	.job = "mmap",
+	.verifiable = true,
+};
+
+FIXTURE_VARIANT_ADD(xfs, direct) {
+	.job = "direct",
+	.verifiable = true,
+};
+
+FIXTURE_VARIANT_ADD(xfs, metadata) {
+	.job = "metadata",
+	.verifiable = false,
+};
+
+/* The jobs directory: $OOM_FIO_JOBS, else fio/ beside this binary. */
+static int jobs_dir(char *buf, size_t size)
+{
+	const char *env = getenv("OOM_FIO_JOBS");
+	char exe[PATH_MAX];
+	ssize_t n;
+
+	if (env && *env) {
+		snprintf(buf, size, "%s", env);
+		return 0;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n < 0)
+		return -errno;
+	exe[n] = '\0';
+	*strrchr(exe, '/') = '\0';
+	snprintf(buf, size, "%.4000s/fio", exe);
+	return 0;
+}
+
+/* Reads the job's "; errno: NAME why" lines into @allowed: count or -errno. */
+static int job_errnos(const char *job, int *allowed, int max)
+{
+	char line[512], name[32];
+	int n = 0, lineno = 0, err;
+	FILE *f = fopen(job, "re");
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f) && n < max - 1) {
+		lineno++;
+		if (sscanf(line, "; errno: %31s", name) != 1)
+			continue;
+		err = fx_errno_by_name(name);
+		if (err) {
+			allowed[n++] = err;
+			printf("# %s:%d documents %s", job, lineno, line + 2);
+		}
+	}
+	fclose(f);
+	allowed[n] = 0;
+	return n;
+}
+
+static const char *tool_missing(void)
+{
+	static const char *const tools[] = { "fio", "mkfs.xfs", "xfs_repair" };
+	size_t i;
+
+	for (i = 0; i < 3; i++)
+		if (!fx_in_path(tools[i]))
+			return tools[i];
+	return NULL;
+}
+
+/* mkfs.xfs on @dev, mounted at @mnt in this test's own mount namespace. */
+static int scratch_mount(const char *dev, const char *mnt, bool mkfs)
+{
+	char *const argv[] = { "mkfs.xfs", "-f", "-q", (char *)dev, NULL };
+	int ret;
+
+	if (mkfs) {
+		ret = fx_run(argv, "/tmp/fio_test.mkfs", 60);
+		if (ret) {
+			fx_print_tail("/tmp/fio_test.mkfs", 10);
+			return ret < 0 ? ret : -EIO;
+		}
+	}
+	return mount(dev, mnt, "xfs", 0, NULL) ? -errno : 0;
+}
+
+/* A private mount namespace, so that nothing leaks if the test dies. */
+static int private_ns(void)
+{
+	if (unshare(CLONE_NEWNS))
+		return -errno;
+	return mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ? -errno : 0;
+}
+
+static const char *common_skip(const char **dev)
+{
+	static char why[256];
+	const char *tool = tool_missing();
+
+	if (geteuid())
+		return "needs root";
+	*dev = getenv("OOM_SCRATCH_DEV");
+	if (!*dev || !**dev)
+		return "OOM_SCRATCH_DEV unset: point it at a spare block device this test may mkfs";
+	if (tool) {
+		snprintf(why, sizeof(why),
+			 "%s not in PATH: install fio and xfsprogs", tool);
+		return why;
+	}
+	return NULL;
+}
+
+FIXTURE_SETUP(xfs)
+{
+	char dir[PATH_MAX];
+	const char *why = common_skip(&self->dev);
+	int ret;
+
+	self->kmsg = -1;
+	self->end = fx_now() + TEST_BUDGET_S;
+	if (why)
+		SKIP(return, "%s", why);
+	ASSERT_EQ(0, jobs_dir(dir, sizeof(dir)));
+	snprintf(self->job, sizeof(self->job), "%.3800s/%.64s.fio", dir,
+		 variant->job);
+	if (access(self->job, R_OK))
+		SKIP(return,
+			   "%.900s missing: install fio/*.fio beside the binary (TEST_FILES) or set OOM_FIO_JOBS",
+			   self->job);
+	ASSERT_LE(0, job_errnos(self->job, self->allowed, 8));
+	ASSERT_EQ(0, private_ns())
+	TH_LOG("unshare(CLONE_NEWNS): %s", strerror(errno));
+	/* fio maps ~136 MB of libraries: without overcommit it cannot start. */
+	ASSERT_LE(0, fx_read("/proc/sys/vm/overcommit_memory", self->overcommit,
+			     sizeof(self->overcommit)));
+	ASSERT_EQ(0, fx_write("/proc/sys/vm/overcommit_memory", "1"));
+	snprintf(self->mnt, sizeof(self->mnt), "/tmp/fio_test.XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->mnt));
+	ret = scratch_mount(self->dev, self->mnt, true);
+	ASSERT_EQ(0, ret)
+	TH_LOG("mkfs.xfs and mount %s: %s", self->dev, strerror(-ret));
+	self->mounted = true;
+	/* Shows the kernel's word on XFS from here on. */
+	self->kmsg = fx_kmsg_open();
+	fx_write("/proc/self/oom_score_adj", "-1000");
+}
+
+FIXTURE_TEARDOWN(xfs)
+{
+	if (self->knobs.saved)
+		EXPECT_EQ(0, fx_knobs_restore(&self->knobs));
+	if (self->cg[0])
+		fx_cg_destroy(self->cg);
+	if (self->mounted)
+		umount2(self->mnt, MNT_DETACH);
+	if (self->mnt[0])
+		rmdir(self->mnt);
+	if (self->overcommit[0])
+		fx_write("/proc/sys/vm/overcommit_memory", self->overcommit);
+	if (self->kmsg >= 0)
+		close(self->kmsg);
+}
+
+static bool errno_clean(const int *allowed, int err)
+{
+	if (err == ENOMEM)
+		return true;
+	for (; *allowed; allowed++)
+		if (*allowed == err)
+			return true;
+	return false;
+}
+
+static void print_metrics(const char *job, enum cond c,
+			  const struct fio_result *r, long long limit,
+			  long long need)
+{
+	char name[16];
+	int i;
+
+	printf("# fio %s.%s: secs=%.2f bw_kib=%lld read_bw_kib=%lld write_bw_kib=%lld read_kib=%lld write_kib=%lld errors=%lld exit=%d oom_kills=%lld peak_kib=%lld limit_kib=%lld need_kib=%lld (",
+	       job, cond_name[c], r->secs, r->read_bw + r->write_bw, r->read_bw,
+	       r->write_bw, r->read_kib, r->write_kib, r->total_err, r->status,
+	       r->oom_kills > 0 ? r->oom_kills : 0,
+	       r->peak > 0 ? r->peak / 1024 : 0, limit / 1024, need / 1024);
+	for (i = 0; i < r->nerr; i++)
+		printf("%s%s:%ld", i ? " " : "",
+		       r->hist[i].err < 0 ? "EUNKNOWN" :
+					    fx_errno_name(r->hist[i].err, name,
+							  sizeof(name)),
+		       r->hist[i].n);
+	printf(")\n");
+	fflush(stdout);
+}
+
+/* A fresh directory for one run of the job: 0 or -errno. */
+static int fresh_dir(const char *mnt, int n, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s/run%d", mnt, n);
+	return mkdir(buf, 0755) ? -errno : 0;
+}
+
+static int rm_one(const char *path, const struct stat *st, int type,
+		  struct FTW *ftw)
+{
+	return remove(path) ? -errno : 0;
+}
+
+/* Whether a run under a memcg limit completed: no OOM kill, no error. */
+static bool run_fits(const struct fio_result *r)
+{
+	return !r->stalled && r->status == 0 && r->oom_kills <= 0 &&
+	       r->total_err == 0 && r->nerr == 0 && !r->crash;
+}
+
+/*
+ * The smallest memory.max (1 MiB steps) under which the job completes,
+ * by bisection between 2 MiB and the peak of an unlimited run. Returns it
+ * in bytes with the largest failing limit in @below, or 0 if out of time
+ * or a run stalled (the result in @r).
+ */
+static long long measure_need(struct __test_metadata *_metadata,
+			      FIXTURE_DATA(xfs) * self, const char *job,
+			      long long *below, struct fio_result *r)
+{
+	struct fio_run run = { .job = self->job,
+			       .tag = "bisect",
+			       .may_stall = true };
+	long long lo = 2, hi = 0, mid;
+	double probe_s = FIO_DEADLINE_S;
+	char dir[PATH_MAX];
+	int n = 0;
+
+	for (;;) {
+		mid = n ? (lo + hi) / 2 : 0;
+		ASSERT_EQ(0, fx_cg_create(self->cg, mid * MIB));
+		ASSERT_EQ(0, fresh_dir(self->mnt, n, dir, sizeof(dir)));
+		run.dir = dir;
+		run.cg = self->cg;
+		run.deadline_s = self->end - fx_now() - 40;
+		if (run.deadline_s > probe_s)
+			run.deadline_s = probe_s;
+		if (run.deadline_s < 5) {
+			printf("# bisect: out of time at %lld..%lld MiB\n", lo,
+			       hi);
+			return 0;
+		}
+		fio_run(&run, r);
+		printf("# bisect %s: limit=%lld MiB -> exit=%d oom_kills=%lld errors=%lld secs=%.1f%s\n",
+		       job, mid, r->status, r->oom_kills, r->total_err, r->secs,
+		       r->stalled ? " (no progress: counts as too small)" : "");
+		fflush(stdout);
+		EXPECT_EQ(0, fx_cg_destroy(self->cg));
+		nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+		if (!n++) {
+			ASSERT_TRUE(run_fits(r))
+			TH_LOG("%s fails without a limit", job);
+			/* A probe that fits takes about as long as this. */
+			probe_s = 4 * r->secs + 4;
+			if (probe_s > 15)
+				probe_s = 15;
+			hi = (r->peak + MIB - 1) / MIB;
+			if (hi < 4)
+				hi = 4;
+			continue;
+		}
+		if (run_fits(r))
+			hi = mid;
+		else
+			lo = mid;
+		if (hi - lo <= 1)
+			break;
+	}
+	*below = lo * MIB;
+	return hi * MIB;
+}
+
+/* Flips one byte of the first data block of @file on the unmounted @dev. */
+static int flip_data_byte(const char *dev, long long physical)
+{
+	int fd = open(dev, O_RDWR | O_CLOEXEC);
+	unsigned char c;
+	int ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (pread(fd, &c, 1, physical + 100) != 1)
+		ret = -EIO;
+	c ^= 0xff;
+	if (!ret && pwrite(fd, &c, 1, physical + 100) != 1)
+		ret = -EIO;
+	if (!ret && fsync(fd))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* The device offset of the first block of the first file under @dir, or -errno. */
+static long long first_block(const char *dir)
+{
+	struct {
+		struct fiemap fm;
+		struct fiemap_extent ext[1];
+	} m = { .fm = { .fm_length = ~0ULL,
+			.fm_flags = FIEMAP_FLAG_SYNC,
+			.fm_extent_count = 1 } };
+	char path[PATH_MAX];
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int fd = -1;
+
+	while (d && (de = readdir(d)) && fd < 0) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%.3800s/%.255s", dir, de->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	if (d)
+		closedir(d);
+	if (fd < 0)
+		return -ENOENT;
+	if (ioctl(fd, FS_IOC_FIEMAP, &m) || !m.fm.fm_mapped_extents) {
+		close(fd);
+		return -ENODATA;
+	}
+	close(fd);
+	return m.ext[0].fe_physical;
+}
+
+/*
+ * Runs the job once under @c and checks everything the file header says.
+ * OOM_FIO_CORRUPT=data flips a byte of a data block between umount and
+ * mount, =meta one of AG 1's header before xfs_repair: the checks must
+ * then fail (how the checks were shown to work).
+ */
+static void fio_case(struct __test_metadata *_metadata,
+		     FIXTURE_DATA(xfs) * self,
+		     const FIXTURE_VARIANT(xfs) * variant, enum cond c)
+{
+	struct fio_run run = { .job = self->job, .tag = cond_name[c] };
+	const char *corrupt = getenv("OOM_FIO_CORRUPT");
+	struct digest before, after;
+	long long limit = 0, need = 0, below = 0, vm_oom0 = 0, phys = -1;
+	struct fio_result r, v;
+	char dir[PATH_MAX], name[16], buf[256];
+	bool killed;
+	int i, ret;
+
+	snprintf(self->cg, sizeof(self->cg), FIO_CGROUP_ROOT "/fio_test.%d",
+		 getpid());
+	switch (c) {
+	case NOPRESSURE:
+		if (!fx_memcg_available())
+			self->cg[0] = '\0';
+		break;
+	case MEMCG_ABOVE:
+	case MEMCG_BELOW:
+		if (!fx_memcg_available()) {
+			self->cg[0] = '\0';
+			SKIP(return,
+				   "cgroup2 memory controller missing: mount cgroup2 and enable +memory in the root's subtree_control");
+		}
+		need = measure_need(_metadata, self, variant->job, &below, &r);
+		ASSERT_NE(0, need)
+		TH_LOG("no time left to measure what %s needs", variant->job);
+		limit = c == MEMCG_ABOVE ? need + MIB : below;
+		ASSERT_EQ(0, fx_cg_create(self->cg, limit));
+		break;
+	case FAULTS:
+		self->cg[0] = '\0';
+		if (access(FIO_DEBUGFS "/failslab/task-filter", W_OK) ||
+		    access(FIO_DEBUGFS "/fail_page_alloc/task-filter", W_OK) ||
+		    access("/proc/self/make-it-fail", W_OK))
+			SKIP(return,
+				   "failslab/fail_page_alloc missing: needs CONFIG_FAILSLAB, CONFIG_FAIL_PAGE_ALLOC, CONFIG_FAULT_INJECTION_DEBUG_FS and debugfs mounted");
+		ASSERT_EQ(0, fx_knobs_save(&self->knobs));
+		ASSERT_EQ(0, fx_knobs_arm(FIO_FAULT_INTERVAL));
+		run.fault_interval = FIO_FAULT_INTERVAL;
+		break;
+	case TINYMEM:
+		self->cg[0] = '\0';
+		fx_read("/proc/meminfo", buf, sizeof(buf));
+		if (strtoll(buf + strcspn(buf, "0123456789"), NULL, 10) >
+		    TINYMEM_MAX_KB)
+			SKIP(return,
+				   "needs a machine with MemTotal <= %d kB (%s): boot with mem=32M (runner: boot.conf \"fio.xfs.*.tinymem mem=32M\")",
+				   TINYMEM_MAX_KB, buf);
+		vm_oom0 = fx_read_key("/proc/vmstat", "oom_kill");
+		break;
+	}
+	if (self->cg[0] && c == NOPRESSURE)
+		ASSERT_EQ(0, fx_cg_create(self->cg, 0));
+	ASSERT_EQ(0, fresh_dir(self->mnt, 99, dir, sizeof(dir)));
+	run.dir = dir;
+	run.cg = self->cg[0] ? self->cg : NULL;
+	run.deadline_s = self->end - fx_now() - 25;
+	if (run.deadline_s > FIO_DEADLINE_S)
+		run.deadline_s = FIO_DEADLINE_S;
+	ASSERT_LT(5, run.deadline_s) TH_LOG("no time left for the run");
+	fio_run(&run, &r);
+	if (self->knobs.saved)
+		ASSERT_EQ(0, fx_knobs_restore(&self->knobs));
+	if (c == TINYMEM)
+		r.oom_kills = fx_read_key("/proc/vmstat", "oom_kill") - vm_oom0;
+	print_metrics(variant->job, c, &r, limit, need);
+	ASSERT_FALSE(r.stalled);
+
+	/* How fio ended: completed, or OOM-killed where that may happen. */
+	killed = r.status == 128 + SIGKILL;
+	if (killed) {
+		EXPECT_TRUE((c == MEMCG_BELOW || c == TINYMEM) &&
+			    r.oom_kills > 0)
+		TH_LOG("fio was killed under %s (oom_kills=%lld)", cond_name[c],
+		       r.oom_kills);
+	} else {
+		EXPECT_TRUE(r.status == 0 || (r.status == 1 && r.nerr))
+		TH_LOG("fio exited with %d and no error it explained",
+		       r.status);
+	}
+	EXPECT_EQ(0, r.crash) TH_LOG("fio crashed (a worker died of a signal)");
+	if (c == NOPRESSURE || c == MEMCG_ABOVE) {
+		EXPECT_FALSE(killed);
+		EXPECT_EQ(0, r.total_err) TH_LOG("errors without pressure");
+		EXPECT_EQ(0, r.nerr);
+	}
+	/* Every error is ENOMEM or one the job documents. */
+	for (i = 0; i < r.nerr; i++) {
+		EXPECT_TRUE(r.hist[i].err > 0 &&
+			    errno_clean(self->allowed, r.hist[i].err))
+		TH_LOG("unclean errno %s from fio (%ld times): neither ENOMEM nor documented in %s",
+		       r.hist[i].err < 0 ?
+			       "(unparsed)" :
+			       fx_errno_name(r.hist[i].err, name, sizeof(name)),
+		       r.hist[i].n, self->job);
+	}
+	/* fio's verify pass found what it wrote (EILSEQ would be counted above). */
+	EXPECT_EQ(0, r.verify_fail) TH_LOG("fio's verify found bad blocks");
+	if (!killed && r.status == 0)
+		EXPECT_TRUE(r.json_ok) TH_LOG("fio's JSON output is missing");
+	if (r.unknown)
+		printf("# fio printed %ld other stderr lines (shown above)\n",
+		       r.unknown);
+
+	/* What is on disk after umount and mount is what was there before. */
+	if (self->cg[0])
+		EXPECT_EQ(0, fx_cg_destroy(self->cg));
+	ASSERT_EQ(0, digest_tree(dir, &before));
+	if (corrupt && !strcmp(corrupt, "data"))
+		phys = first_block(dir);
+	ASSERT_EQ(0, umount(self->mnt)) TH_LOG("umount: %s", strerror(errno));
+	self->mounted = false;
+	if (phys >= 0) {
+		printf("# OOM_FIO_CORRUPT=data: flipping a byte at %s offset %lld\n",
+		       self->dev, phys + 100);
+		ASSERT_EQ(0, flip_data_byte(self->dev, phys));
+	}
+	ret = scratch_mount(self->dev, self->mnt, false);
+	ASSERT_EQ(0, ret) TH_LOG("mount after umount: %s", strerror(-ret));
+	self->mounted = true;
+	ASSERT_EQ(0, digest_tree(dir, &after));
+	EXPECT_EQ(0, digest_diff(&before, &after))
+	TH_LOG("%d files before umount, %d after mount", before.n, after.n);
+	printf("# fio %s.%s: %d files compared after remount\n", variant->job,
+	       cond_name[c], before.n);
+	free(before.e);
+	free(after.e);
+
+	/* fio verifies what it wrote, read from disk this time. */
+	if (variant->verifiable && !killed && r.status == 0 && !r.total_err) {
+		run.verify_only = true;
+		run.cg = NULL;
+		run.fault_interval = 0;
+		run.tag = "verify_only";
+		run.deadline_s = 30;
+		fio_run(&run, &v);
+		printf("# fio %s.%s verify_only: exit=%d errors=%lld verify_fail=%ld read_kib=%lld secs=%.2f\n",
+		       variant->job, cond_name[c], v.status, v.total_err,
+		       v.verify_fail, v.read_kib, v.secs);
+		EXPECT_FALSE(v.stalled);
+		EXPECT_EQ(0, v.status);
+		EXPECT_EQ(0, v.verify_fail + v.total_err + v.nerr)
+		TH_LOG("data read back after mount does not verify");
+	}
+
+	/* The filesystem is consistent and XFS never gave up. */
+	ASSERT_EQ(0, umount(self->mnt)) TH_LOG("umount: %s", strerror(errno));
+	self->mounted = false;
+	if (corrupt && !strcmp(corrupt, "meta")) {
+		/* AG 1's AGF: a sector into the second allocation group. */
+		printf("# OOM_FIO_CORRUPT=meta: flipping a byte of AG 1's AGF\n");
+		ASSERT_EQ(0,
+			  flip_data_byte(self->dev, 80 * MIB + 512 - 100 + 8));
+	}
+	{
+		char *const argv[] = { "xfs_repair", "-n", (char *)self->dev,
+				       NULL };
+
+		ret = fx_run(argv, "/tmp/fio_test.repair", 60);
+		if (ret) {
+			printf("# xfs_repair -n %s exited %d:\n", self->dev,
+			       ret);
+			fx_print_tail("/tmp/fio_test.repair", 20);
+		}
+		unlink("/tmp/fio_test.repair");
+		EXPECT_EQ(0, ret) TH_LOG("xfs_repair -n found damage");
+	}
+	EXPECT_EQ(0, fx_kmsg_scan(self->kmsg, xfs_trouble, "kernel"))
+	TH_LOG("XFS shut down or found corruption");
+}
+
+/* Baseline: no pressure; everything must simply work. */
+TEST_F_TIMEOUT(xfs, nopressure, TEST_BUDGET_S + 20)
+{
+	fio_case(_metadata, self, variant, NOPRESSURE);
+}
+
+/* Just enough memory: the job must complete, under reclaim. */
+TEST_F_TIMEOUT(xfs, memcg_above, TEST_BUDGET_S + 20)
+{
+	fio_case(_metadata, self, variant, MEMCG_ABOVE);
+}
+
+/* Just too little: fio may be OOM-killed or see ENOMEM, nothing worse. */
+TEST_F_TIMEOUT(xfs, memcg_below, TEST_BUDGET_S + 20)
+{
+	fio_case(_metadata, self, variant, MEMCG_BELOW);
+}
+
+/* Allocations of fio's tasks fail at random: clean errnos only. */
+TEST_F_TIMEOUT(xfs, faults, TEST_BUDGET_S + 20)
+{
+	fio_case(_metadata, self, variant, FAULTS);
+}
+
+/* A machine with little memory, no cgroup: global reclaim and OOM. */
+TEST_F_TIMEOUT(xfs, tinymem, TEST_BUDGET_S + 20)
+{
+	fio_case(_metadata, self, variant, TINYMEM);
+}
+
+/* ------------------------------------------------- power cut, replay ---- */
+
+#define REPLAY_BLOCKS 4096 /* 16 MiB of 4 KiB blocks, each written once */
+#define REPLAY_BS 4096
+#define REPLAY_GROUP 8 /* writes per fsync */
+#define REPLAY_MAGIC 0x746f6f736d616c6cULL
+#define REPLAY_STATE "fio_replay.log"
+#define REPLAY_KILL_AFTER 256 /* acknowledged blocks before the power cut */
+#define REPLAY_KILL_WAIT_S 20
+
+/* One block: a header and a payload that only its sequence number makes. */
+struct replay_hdr {
+	uint64_t magic, seq, offset, sum;
+};
+
+static void replay_fill(unsigned char *buf, uint64_t seq, uint64_t offset)
+{
+	struct replay_hdr *h = (struct replay_hdr *)buf;
+	uint64_t x = seq * 0x9e3779b97f4a7c15ULL + 1;
+	size_t i;
+
+	for (i = sizeof(*h); i < REPLAY_BS; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		buf[i] = x;
+	}
+	h->magic = REPLAY_MAGIC;
+	h->seq = seq;
+	h->offset = offset;
+	h->sum = fnv1a(0xcbf29ce484222325ULL, buf + sizeof(*h),
+		       REPLAY_BS - sizeof(*h));
+}
+
+/* Whether @buf is the block written with @seq at @offset. */
+static bool replay_good(const unsigned char *buf, uint64_t seq, uint64_t offset)
+{
+	static unsigned char want[REPLAY_BS];
+
+	replay_fill(want, seq, offset);
+	return !memcmp(buf, want, REPLAY_BS);
+}
+
+/* Records shared by the writer (child) and the recorder (the test). */
+struct replay_shared {
+	uint64_t acked; /* blocks acknowledged so far */
+	uint64_t offset[REPLAY_BLOCKS];
+	uint64_t errors, enomem;
+};
+
+FIXTURE(replay)
+{
+	const char *dev;
+	char mnt[64];
+	char state[PATH_MAX];
+	bool mounted;
+	struct fx_knobs knobs;
+	int kmsg;
+};
+
+FIXTURE_SETUP(replay)
+{
+	const char *why = common_skip(&self->dev);
+	const char *dir = getenv("OOM_STATE_DIR");
+
+	self->kmsg = -1;
+	if (why)
+		SKIP(return, "%s", why);
+	if (!dir || !*dir)
+		SKIP(return,
+			   "OOM_STATE_DIR unset: a directory that survives a power cut of this machine");
+	snprintf(self->state, sizeof(self->state), "%s/" REPLAY_STATE, dir);
+	ASSERT_EQ(0, private_ns());
+	snprintf(self->mnt, sizeof(self->mnt), "/tmp/fio_replay.XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->mnt));
+	self->kmsg = fx_kmsg_open();
+}
+
+FIXTURE_TEARDOWN(replay)
+{
+	if (self->knobs.saved)
+		EXPECT_EQ(0, fx_knobs_restore(&self->knobs));
+	if (self->mounted)
+		umount2(self->mnt, MNT_DETACH);
+	if (self->mnt[0])
+		rmdir(self->mnt);
+	if (self->kmsg >= 0)
+		close(self->kmsg);
+}
+
+static void replay_error(struct replay_shared *sh, int err)
+{
+	__atomic_add_fetch(&sh->errors, 1, __ATOMIC_RELAXED);
+	if (err == ENOMEM)
+		__atomic_add_fetch(&sh->enomem, 1, __ATOMIC_RELAXED);
+}
+
+/*
+ * The writer: each block once, in a scrambled order, REPLAY_GROUP writes
+ * then fsync; a block is acknowledged when its pwrite() wrote it whole and
+ * the fsync() after it returned 0. Only then is it published.
+ */
+static void replay_writer(const char *path, struct replay_shared *sh,
+			  bool faults)
+{
+	static unsigned char buf[REPLAY_BS];
+	uint64_t pending[REPLAY_GROUP], i, blk, acked = 0;
+	int fd, n = 0, j;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	fd = open(path, O_RDWR | O_CREAT, 0644);
+	if (fd < 0)
+		_exit(1);
+	if (faults)
+		fx_write("/proc/self/make-it-fail", "1");
+	for (i = 0; i < REPLAY_BLOCKS; i++) {
+		blk = (i * 2654435761ULL) % REPLAY_BLOCKS; /* a permutation */
+		replay_fill(buf, blk + 1, blk * REPLAY_BS);
+		if (pwrite(fd, buf, REPLAY_BS, blk * REPLAY_BS) == REPLAY_BS)
+			pending[n++] = blk * REPLAY_BS;
+		else
+			replay_error(sh, errno);
+		if (n < REPLAY_GROUP && i + 1 < REPLAY_BLOCKS)
+			continue;
+		if (fsync(fd)) {
+			replay_error(sh, errno);
+		} else {
+			for (j = 0; j < n; j++)
+				sh->offset[acked + j] = pending[j];
+			acked += n;
+			/* Published after the offsets it covers. */
+			__atomic_store_n(&sh->acked, acked, __ATOMIC_RELEASE);
+		}
+		n = 0;
+	}
+	fx_write("/proc/self/make-it-fail", "0");
+	close(fd);
+	_exit(0);
+}
+
+/* Appends records [*done, acked) to the state file, durably. */
+static int replay_record(int sfd, struct replay_shared *sh, uint64_t *done)
+{
+	char line[64];
+	uint64_t acked = __atomic_load_n(&sh->acked, __ATOMIC_ACQUIRE);
+
+	for (; *done < acked; (*done)++) {
+		int len = snprintf(line, sizeof(line), "block %llu\n",
+				   (unsigned long long)sh->offset[*done]);
+
+		if (write(sfd, line, len) != len)
+			return -EIO;
+	}
+	return fsync(sfd) ? -errno : 0;
+}
+
+/*
+ * Power cut: blocks acknowledged while one allocation in 50 of the writer
+ * fails are recorded on the host; then the machine is killed mid-stream
+ * (TOOSMALL:KILL). fio.replay.check verifies them on the next boot.
+ */
+TEST_F_TIMEOUT(replay, write, 90)
+{
+	struct replay_shared *sh;
+	char path[PATH_MAX];
+	uint64_t done = 0;
+	bool faults, killed_asked = false;
+	double end = fx_now() + 60;
+	int sfd, status, ret;
+	pid_t pid;
+
+	ret = scratch_mount(self->dev, self->mnt, true);
+	ASSERT_EQ(0, ret)
+	TH_LOG("mkfs.xfs and mount %s: %s", self->dev, strerror(-ret));
+	self->mounted = true;
+	sfd = open(self->state, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
+	ASSERT_LE(0, sfd) TH_LOG("%s: %s", self->state, strerror(errno));
+	dprintf(sfd, "fio_replay v1 bs=%d\n", REPLAY_BS);
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	ASSERT_NE(MAP_FAILED, sh);
+	faults = !access(FIO_DEBUGFS "/failslab/task-filter", W_OK) &&
+		 !fx_knobs_save(&self->knobs) &&
+		 !fx_knobs_arm(FIO_FAULT_INTERVAL);
+	snprintf(path, sizeof(path), "%s/replay.dat", self->mnt);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		replay_writer(path, sh, faults);
+	while (fx_now() < end) {
+		ASSERT_EQ(0, replay_record(sfd, sh, &done));
+		if (!killed_asked && (done >= REPLAY_KILL_AFTER ||
+				      waitpid(pid, &status, WNOHANG) == pid)) {
+			printf("# replay: %llu blocks acknowledged and recorded, %llu errors (ENOMEM:%llu), faults=%d: power cut now\n",
+			       (unsigned long long)done,
+			       (unsigned long long)__atomic_load_n(
+				       &sh->errors, __ATOMIC_RELAXED),
+			       (unsigned long long)__atomic_load_n(
+				       &sh->enomem, __ATOMIC_RELAXED),
+			       faults);
+			printf("TOOSMALL:KILL\n");
+			fflush(stdout);
+			killed_asked = true;
+			end = fx_now() + REPLAY_KILL_WAIT_S;
+		}
+		usleep(2000);
+	}
+	/* No power cut came (a runner without it): end like a clean unmount. */
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	if (self->knobs.saved)
+		EXPECT_EQ(0, fx_knobs_restore(&self->knobs));
+	ASSERT_EQ(0, replay_record(sfd, sh, &done));
+	ASSERT_EQ(0, umount(self->mnt));
+	self->mounted = false;
+	dprintf(sfd, "unmounted\n");
+	fsync(sfd);
+	close(sfd);
+	printf("# replay: no power cut within %ds: unmounted cleanly instead, %llu blocks recorded\n",
+	       REPLAY_KILL_WAIT_S, (unsigned long long)done);
+}
+
+/*
+ * After the power cut: mount (XFS replays its log), then every recorded
+ * block reads back whole; xfs_repair -n is clean and XFS never complained.
+ */
+TEST_F_TIMEOUT(replay, check, 90)
+{
+	static unsigned char buf[REPLAY_BS];
+	char line[128], path[PATH_MAX], done_path[PATH_MAX + 8];
+	static const char *const recovery[] = { "Starting recovery", NULL };
+	unsigned long long off;
+	long checked = 0, lost = 0;
+	bool clean = false;
+	int fd, ret, replayed;
+	FILE *f;
+
+	f = fopen(self->state, "re");
+	if (!f)
+		SKIP(return,
+			   "no %.900s: run fio.replay.write first, in the same run",
+			   self->state);
+	ASSERT_NE(NULL, fgets(line, sizeof(line), f));
+	ASSERT_EQ(0, strncmp(line, "fio_replay v1", 13));
+	ret = scratch_mount(self->dev, self->mnt, false);
+	ASSERT_EQ(0, ret)
+	TH_LOG("mount %s after the power cut: %s", self->dev, strerror(-ret));
+	self->mounted = true;
+	replayed = fx_kmsg_scan(self->kmsg, recovery, "kernel");
+	snprintf(path, sizeof(path), "%s/replay.dat", self->mnt);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd) TH_LOG("%s: %s", path, strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		if (!strcmp(line, "unmounted\n")) {
+			clean = true;
+			continue;
+		}
+		if (sscanf(line, "block %llu", &off) != 1)
+			continue;
+		checked++;
+		if (pread(fd, buf, REPLAY_BS, off) == REPLAY_BS &&
+		    replay_good(buf, off / REPLAY_BS + 1, off))
+			continue;
+		if (lost++ < 10)
+			printf("# lost: acknowledged block at offset %llu does not read back (seq %llu in it, magic %s)\n",
+			       off,
+			       (unsigned long long)((struct replay_hdr *)buf)
+				       ->seq,
+			       ((struct replay_hdr *)buf)->magic ==
+					       REPLAY_MAGIC ?
+				       "ok" :
+				       "bad");
+	}
+	fclose(f);
+	close(fd);
+	printf("# fio replay: acked=%ld lost=%ld recovery=%d clean_unmount=%d\n",
+	       checked, lost, replayed > 0, clean);
+	EXPECT_EQ(0, lost)
+	TH_LOG("acknowledged data lost after %s",
+	       clean ? "a clean unmount" : "the power cut");
+	EXPECT_LT(0, checked) TH_LOG("nothing was recorded");
+	ASSERT_EQ(0, umount(self->mnt));
+	self->mounted = false;
+	{
+		char *const argv[] = { "xfs_repair", "-n", (char *)self->dev,
+				       NULL };
+
+		ret = fx_run(argv, "/tmp/fio_test.repair", 60);
+		if (ret) {
+			printf("# xfs_repair -n %s exited %d:\n", self->dev,
+			       ret);
+			fx_print_tail("/tmp/fio_test.repair", 20);
+		}
+		unlink("/tmp/fio_test.repair");
+		EXPECT_EQ(0, ret) TH_LOG("xfs_repair -n found damage");
+	}
+	EXPECT_EQ(0, fx_kmsg_scan(self->kmsg, xfs_trouble, "kernel"));
+	/* Checked once: a later run must not check a new disk against it. */
+	snprintf(done_path, sizeof(done_path), "%s.done", self->state);
+	rename(self->state, done_path);
+}
+
+TEST_HARNESS_MAIN

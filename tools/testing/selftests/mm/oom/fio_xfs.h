@@ -1,0 +1,509 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers of fio_test.c: a scratch XFS, fio runs bounded by a deadline, the
+ * errors fio saw by errno, memcg groups, fault-injection knobs and the
+ * kernel log. Nothing here asserts: functions return 0 or -errno (or a
+ * count), and the test decides.
+ *
+ * They are static functions in a header, like the other helpers of this
+ * directory, so that the test builds from one .c file with lib.mk's rule.
+ */
+#ifndef OOM_FIO_XFS_H
+#define OOM_FIO_XFS_H
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define FIO_CGROUP_ROOT "/sys/fs/cgroup"
+#define FIO_DEBUGFS "/sys/kernel/debug"
+#define FIO_MAX_ERRNOS 16
+#define FIO_MAX_TASKS 64
+#define FX_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ---------------------------------------------------------- files ---- */
+
+/* Writes @val to @path: 0 or -errno. */
+static int fx_write(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t len = strlen(val), n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, len);
+	if (n != len) {
+		int err = n < 0 ? -errno : -EIO;
+
+		close(fd);
+		return err;
+	}
+	return close(fd) ? -errno : 0;
+}
+
+/* Reads @path into @buf (NUL-terminated, trailing newline cut): length or -errno. */
+static ssize_t fx_read(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n, len = 0;
+
+	if (fd < 0)
+		return -errno;
+	while ((size_t)len < size - 1) {
+		n = read(fd, buf + len, size - 1 - len);
+		if (n < 0) {
+			n = -errno;
+			close(fd);
+			return n;
+		}
+		if (!n)
+			break;
+		len += n;
+	}
+	close(fd);
+	buf[len] = '\0';
+	if (len && buf[len - 1] == '\n')
+		buf[--len] = '\0';
+	return len;
+}
+
+/* The number after "@key " in a "key value" file (memory.events): >= 0 or -errno. */
+static long long fx_read_key(const char *path, const char *key)
+{
+	char buf[4096], *p;
+	size_t klen = strlen(key);
+	ssize_t n = fx_read(path, buf, sizeof(buf));
+
+	if (n < 0)
+		return n;
+	for (p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, key, klen) && p[klen] == ' ')
+			return strtoll(p + klen + 1, NULL, 10);
+	return -ENOENT;
+}
+
+/* Whether @prog is an executable in $PATH. */
+static bool fx_in_path(const char *prog)
+{
+	const char *path = getenv("PATH");
+	char buf[PATH_MAX];
+
+	while (path && *path) {
+		size_t len = strcspn(path, ":");
+
+		snprintf(buf, sizeof(buf), "%.*s/%s", (int)len, path, prog);
+		if (!access(buf, X_OK))
+			return true;
+		path += len + (path[len] == ':');
+	}
+	return false;
+}
+
+static double fx_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * Runs @argv with stdout and stderr into @out (may be NULL: /dev/null),
+ * bounded by @secs: the exit status, or -ETIMEDOUT (then killed) or -errno.
+ */
+static int fx_run(char *const argv[], const char *out, double secs)
+{
+	double end = fx_now() + secs;
+	int status, fd;
+	pid_t pid, w;
+
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (!pid) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		fd = open(out ? out : "/dev/null",
+			  O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+			_exit(126);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	while ((w = waitpid(pid, &status, WNOHANG)) == 0 && fx_now() < end)
+		usleep(10000);
+	if (w == pid)
+		return WIFEXITED(status) ? WEXITSTATUS(status) :
+					   128 + WTERMSIG(status);
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	return w < 0 ? -errno : -ETIMEDOUT;
+}
+
+/* Prints @path as "# " lines, at most @max of them, the last ones. */
+static void fx_print_tail(const char *path, int max)
+{
+	char line[512];
+	long total = 0, n = 0;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		total++;
+	rewind(f);
+	while (fgets(line, sizeof(line), f))
+		if (++n > total - max)
+			printf("#   %s", line[strlen(line) - 1] == '\n' ?
+						 line :
+						 strcat(line, "\n"));
+	fclose(f);
+	fflush(stdout);
+}
+
+/* -------------------------------------------------------- errnos ---- */
+
+#define FX_ERRNO(e)   \
+	{             \
+		e, #e \
+	}
+static const struct {
+	int err;
+	const char *name;
+} fx_errnos[] = {
+	FX_ERRNO(EPERM),   FX_ERRNO(ENOENT), FX_ERRNO(EINTR),
+	FX_ERRNO(EIO),	   FX_ERRNO(E2BIG),  FX_ERRNO(EBADF),
+	FX_ERRNO(EAGAIN),  FX_ERRNO(ENOMEM), FX_ERRNO(EACCES),
+	FX_ERRNO(EFAULT),  FX_ERRNO(EBUSY),  FX_ERRNO(EEXIST),
+	FX_ERRNO(EINVAL),  FX_ERRNO(ENFILE), FX_ERRNO(EMFILE),
+	FX_ERRNO(EFBIG),   FX_ERRNO(ENOSPC), FX_ERRNO(EROFS),
+	FX_ERRNO(EDQUOT),  FX_ERRNO(EILSEQ), FX_ERRNO(ENODATA),
+	FX_ERRNO(EUCLEAN), FX_ERRNO(ESTALE),
+};
+
+/* What fio prints for an errno: strerror() of the same C library. */
+static int fx_errno_of_text(const char *text)
+{
+	int e;
+
+	for (e = 1; e < 134; e++)
+		if (!strcmp(text, strerror(e)))
+			return e;
+	return 0;
+}
+
+static const char *fx_errno_name(int err, char *buf, size_t size)
+{
+	size_t i;
+
+	for (i = 0; i < FX_ARRAY_SIZE(fx_errnos); i++)
+		if (fx_errnos[i].err == err)
+			return fx_errnos[i].name;
+	snprintf(buf, size, "E%d", err);
+	return buf;
+}
+
+static int fx_errno_by_name(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < FX_ARRAY_SIZE(fx_errnos); i++)
+		if (!strcmp(fx_errnos[i].name, name))
+			return fx_errnos[i].err;
+	return 0;
+}
+
+/* ---------------------------------------------------------- cgroup ---- */
+
+/* Whether cgroup2 with the memory controller for children is there. */
+static bool fx_memcg_available(void)
+{
+	char buf[256];
+
+	return fx_read(FIO_CGROUP_ROOT "/cgroup.subtree_control", buf,
+		       sizeof(buf)) >= 0 &&
+	       strstr(buf, "memory");
+}
+
+/* Creates the group @path with memory.max @max (0: unlimited): 0 or -errno. */
+static int fx_cg_create(const char *path, long long max)
+{
+	char file[PATH_MAX], val[32];
+	int ret;
+
+	if (mkdir(path, 0755) && errno != EEXIST)
+		return -errno;
+	if (!max)
+		return 0;
+	snprintf(file, sizeof(file), "%s/memory.max", path);
+	snprintf(val, sizeof(val), "%lld", max);
+	ret = fx_write(file, val);
+	if (!ret) {
+		/* No swap: anon memory must not escape the limit either. */
+		snprintf(file, sizeof(file), "%s/memory.swap.max", path);
+		fx_write(file, "0");
+	}
+	return ret;
+}
+
+/* @key of @cg's @file (a "key value" file), or the number in @file if @key is NULL. */
+static long long fx_cg_key(const char *cg, const char *file, const char *key)
+{
+	char path[PATH_MAX], buf[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/%s", cg, file);
+	if (key)
+		return fx_read_key(path, key);
+	n = fx_read(path, buf, sizeof(buf));
+	return n < 0 ? n : strtoll(buf, NULL, 10);
+}
+
+/* Kills what is left in @cg and removes it, bounded: 0 or -errno. */
+static int fx_cg_destroy(const char *cg)
+{
+	char path[PATH_MAX];
+	double end = fx_now() + 10;
+
+	if (access(cg, F_OK))
+		return 0;
+	snprintf(path, sizeof(path), "%s/cgroup.kill", cg);
+	fx_write(path, "1");
+	while (rmdir(cg) && errno == EBUSY && fx_now() < end)
+		usleep(20000);
+	return access(cg, F_OK) ? 0 : -EBUSY;
+}
+
+/* ------------------------------------------------- fault injection ---- */
+
+/* The knobs the faults condition sets, saved first and restored after. */
+static const char *const fx_knob_path[] = {
+	FIO_DEBUGFS "/failslab/probability",
+	FIO_DEBUGFS "/failslab/interval",
+	FIO_DEBUGFS "/failslab/times",
+	FIO_DEBUGFS "/failslab/space",
+	FIO_DEBUGFS "/failslab/verbose",
+	FIO_DEBUGFS "/failslab/task-filter",
+	FIO_DEBUGFS "/failslab/ignore-gfp-wait",
+	FIO_DEBUGFS "/failslab/cache-filter",
+	FIO_DEBUGFS "/fail_page_alloc/probability",
+	FIO_DEBUGFS "/fail_page_alloc/interval",
+	FIO_DEBUGFS "/fail_page_alloc/times",
+	FIO_DEBUGFS "/fail_page_alloc/space",
+	FIO_DEBUGFS "/fail_page_alloc/verbose",
+	FIO_DEBUGFS "/fail_page_alloc/task-filter",
+	FIO_DEBUGFS "/fail_page_alloc/ignore-gfp-wait",
+	FIO_DEBUGFS "/fail_page_alloc/ignore-gfp-highmem",
+	FIO_DEBUGFS "/fail_page_alloc/min-order",
+};
+
+#define FX_KNOBS FX_ARRAY_SIZE(fx_knob_path)
+
+struct fx_knobs {
+	bool saved;
+	char val[FX_KNOBS][32];
+};
+
+/* Saves every knob: 0, or -errno of the first that cannot be read. */
+static int fx_knobs_save(struct fx_knobs *k)
+{
+	size_t i;
+	ssize_t n;
+
+	for (i = 0; i < FX_KNOBS; i++) {
+		n = fx_read(fx_knob_path[i], k->val[i], sizeof(k->val[i]));
+		if (n < 0)
+			return n;
+	}
+	k->saved = true;
+	return 0;
+}
+
+/* Puts back what fx_knobs_save() read, probabilities first: 0 or -errno. */
+static int fx_knobs_restore(struct fx_knobs *k)
+{
+	int ret = 0, r;
+	size_t i;
+
+	if (!k->saved)
+		return 0;
+	for (i = 0; i < FX_KNOBS; i++) {
+		/* "times" reads back as -1 but is written the same way. */
+		r = fx_write(fx_knob_path[i], k->val[i]);
+		if (r && !ret)
+			ret = r;
+	}
+	k->saved = false;
+	return ret;
+}
+
+/*
+ * Failslab and fail_page_alloc fail one in @interval of the allocations of
+ * the tasks marked with make-it-fail, sleeping and highmem ones included,
+ * any order, silently: 0 or -errno.
+ */
+static int fx_knobs_arm(unsigned int interval)
+{
+	static const char *const dirs[] = { "failslab", "fail_page_alloc" };
+	char path[PATH_MAX], val[16];
+	int ret = 0;
+	size_t i;
+
+	snprintf(val, sizeof(val), "%u", interval);
+	for (i = 0; i < 2; i++) {
+		const char *const set[][2] = {
+			{ "probability", "0" },	    { "task-filter", "Y" },
+			{ "ignore-gfp-wait", "N" }, { "times", "-1" },
+			{ "space", "0" },	    { "verbose", "0" },
+			{ "interval", val },	    { "probability", "100" },
+		};
+		size_t j;
+
+		for (j = 0; j < FX_ARRAY_SIZE(set) && !ret; j++) {
+			snprintf(path, sizeof(path), FIO_DEBUGFS "/%s/%s",
+				 dirs[i], set[j][0]);
+			ret = fx_write(path, set[j][1]);
+		}
+	}
+	if (!ret)
+		ret = fx_write(
+			FIO_DEBUGFS "/fail_page_alloc/ignore-gfp-highmem", "N");
+	if (!ret)
+		ret = fx_write(FIO_DEBUGFS "/fail_page_alloc/min-order", "0");
+	if (!ret)
+		ret = fx_write(FIO_DEBUGFS "/failslab/cache-filter", "N");
+	return ret;
+}
+
+/*
+ * Marks every task in the process tree under @root with make-it-fail, the
+ * threads of each process included; @marked remembers who was done. Tasks
+ * created later by a marked task inherit the mark (kernel/fork.c,
+ * dup_task_struct() copies the task_struct and resets only fail_nth), so
+ * this only catches up with tasks created before their parent was marked.
+ * Returns the number of newly marked tasks.
+ */
+static int fx_mark_tree(pid_t root, pid_t *marked, int *nmarked)
+{
+	pid_t procs[FIO_MAX_TASKS], ppid;
+	int nprocs = 1, added = 0, i, j, k;
+	char path[64], buf[512], *p;
+	struct dirent *de;
+	DIR *d;
+
+	procs[0] = root;
+	/* Descendants, by repeated passes over /proc: the tree is small. */
+	for (k = 0; k < 4; k++) {
+		d = opendir("/proc");
+		if (!d)
+			break;
+		while ((de = readdir(d)) && nprocs < FIO_MAX_TASKS) {
+			pid_t pid = atoi(de->d_name);
+
+			if (pid <= 0)
+				continue;
+			snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+			if (fx_read(path, buf, sizeof(buf)) < 0)
+				continue;
+			p = strrchr(buf, ')');
+			if (!p || sscanf(p + 2, "%*c %d", &ppid) != 1)
+				continue;
+			for (i = 0; i < nprocs && procs[i] != ppid; i++)
+				;
+			for (j = 0; j < nprocs && procs[j] != pid; j++)
+				;
+			if (i < nprocs && j == nprocs)
+				procs[nprocs++] = pid;
+		}
+		closedir(d);
+	}
+	for (i = 0; i < nprocs; i++) {
+		snprintf(path, sizeof(path), "/proc/%d/task", procs[i]);
+		d = opendir(path);
+		if (!d)
+			continue;
+		while ((de = readdir(d))) {
+			pid_t tid = atoi(de->d_name);
+
+			if (tid <= 0)
+				continue;
+			for (j = 0; j < *nmarked && marked[j] != tid; j++)
+				;
+			if (j < *nmarked || *nmarked >= FIO_MAX_TASKS)
+				continue;
+			snprintf(path, sizeof(path),
+				 "/proc/%d/task/%d/make-it-fail", procs[i],
+				 tid);
+			if (!fx_write(path, "1")) {
+				marked[(*nmarked)++] = tid;
+				added++;
+			}
+		}
+		closedir(d);
+	}
+	return added;
+}
+
+/* ------------------------------------------------------ kernel log ---- */
+
+/* Opens /dev/kmsg at its end, for fx_kmsg_scan(): fd or -errno. */
+static int fx_kmsg_open(void)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	lseek(fd, 0, SEEK_END);
+	return fd;
+}
+
+/*
+ * Reads the kernel log since the last call and counts the lines that
+ * contain one of @pats (NULL-terminated), printing the first few.
+ */
+static int fx_kmsg_scan(int fd, const char *const *pats, const char *what)
+{
+	char rec[1024];
+	int hits = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return 0;
+	for (;;) {
+		const char *msg;
+		int i;
+
+		n = read(fd, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)
+			continue;
+		if (n <= 0)
+			break;
+		rec[n] = '\0';
+		msg = strchr(rec, ';');
+		msg = msg ? msg + 1 : rec;
+		for (i = 0; pats[i]; i++) {
+			if (!strstr(msg, pats[i]))
+				continue;
+			if (hits++ < 8)
+				printf("# %s: %s", what, msg);
+			break;
+		}
+	}
+	fflush(stdout);
+	return hits;
+}
+
+#endif /* OOM_FIO_XFS_H */
