@@ -42,6 +42,8 @@ Run:
                        results.json); default: a new dir under the cache
   --cache DIR          cache dir, default \$XDG_CACHE_HOME/toosmall
                        (or ~/.cache/toosmall); also \$TOOSMALL_CACHE
+  --sites              dump the stack of every injected fault and name the
+                       allocation call sites whose failure paths ran
 
 Detectors:
   --self-check         instead of the suite, provoke every failure kind
@@ -96,6 +98,7 @@ EXEC_CMD=
 OUT=
 PARSE_LOG=
 SELF_CHECK=0
+SITES=0
 CACHE=${TOOSMALL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/toosmall}
 
 # need_arg OPT NARGS: an option's value is missing.
@@ -124,6 +127,7 @@ parse_args()
 		--cache) need_arg "$1" $#; CACHE=$2; shift ;;
 		--parse) need_arg "$1" $#; PARSE_LOG=$2; shift ;;
 		--self-check) SELF_CHECK=1 ;;
+		--sites) SITES=1 ;;
 		-h | --help) usage; exit 0 ;;
 		*) die "$EXIT_USAGE" "unknown option '$1': see ./run.sh --help" ;;
 		esac

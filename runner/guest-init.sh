@@ -32,6 +32,8 @@ poweroff_now()
 
 mount -t proc proc /proc
 stage=$(sed -n 's/.*toosmall\.stage=\([^ ]*\).*/\1/p' /proc/cmdline)
+# run.sh --sites: every injected fault dumps its stack (see failnth.h).
+grep -q 'toosmall\.sites=1' /proc/cmdline && export FAILNTH_SITES=1
 cd "$stage" || {
 	echo "TOOSMALL:ERROR no stage dir '$stage'"
 	poweroff_now

@@ -130,6 +130,36 @@ class Attribution(unittest.TestCase):
 		self.assertEqual(150.5, m['rate'])
 
 
+class Sites(unittest.TestCase):
+	"""--sites: each dumped fault is charged to its first frame outside the
+	dump, fault-injection and allocator code (fixtures/logs/sites.log)."""
+
+	def test_call_sites_of_tmpfs_create(self):
+		run = parse_file(os.path.join(LOGS, 'sites.log'))
+		both = run['tests'][0]['sites']
+		# 5 points, one of them a __GFP_NOWARN allocation with no dump.
+		self.assertEqual(4, both['faults_dumped'])
+		self.assertEqual({'__d_alloc', 'alloc_empty_file', 'getname_flags',
+				  'shmem_alloc_inode'}, set(both['by_site']))
+		self.assertNotIn('sites', run['tests'][2])
+		self.assertEqual(4, run['sites']['distinct'])
+
+	def test_modes_add_up(self):
+		run = parse_file(os.path.join(LOGS, 'sites.log'))
+		self.assertEqual(10, run['failnth']['points'])
+		self.assertEqual([], run['failnth']['modes_apart'])
+
+	def test_stale_frame_is_not_a_site(self):
+		run = Attribution.lines(None, 'TOOSMALL:BEGIN a.one timeout=10',
+					'[    1.0] FAULT_INJECTION: forcing a failure.',
+					'[    1.0] Call Trace:',
+					'[    1.0]  [<6019c525>] ? alloc_empty_file+0x65/0x150',
+					'[    1.0]  [<60174554>] kmem_cache_alloc_noprof+0x44/0x2f0',
+					'[    1.0]  [<601b0bdc>] path_openat+0x3c/0x1400',
+					'ok 1 one', 'TOOSMALL:END a.one rc=0')
+		self.assertEqual({'path_openat': 1}, run['tests'][0]['sites']['by_site'])
+
+
 class Reporters(unittest.TestCase):
 	def run_of(self, name):
 		return parse_file(os.path.join(LOGS, name))

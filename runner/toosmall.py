@@ -61,6 +61,19 @@ METRICS = re.compile(r'^# (\w+) ([\w.-]+): (.*)$')
 KV = re.compile(r'(\w+)=(-?\d+(?:\.\d+)?)')
 HIST = re.compile(r'\b(E[A-Z0-9]+):(\d+)\b')
 
+# --sites: a frame of an injected fault's stack dump, and the functions that
+# are the dump, the fault injection or the allocator itself. The first other
+# reliable frame is the call site whose error path the fault exercised.
+FRAME = re.compile(PRINTK + r'\s*(?:\[<[0-9a-f]+>\]\s*)?(\?\s*)?([\w.]+)\+0x[0-9a-f]+/0x[0-9a-f]+')
+NOT_A_SITE = re.compile(
+	r'^(?:_printk|show_stack|dump_stack\w*|fail_dump|should_fail\w*|__should_fail\w*|'
+	r'prepare_alloc_pages|\w+_noprof|__?alloc_pages\w*|alloc_pages\w*|__?folio_alloc\w*|'
+	r'vma_alloc_folio\w*|filemap_alloc_folio\w*|kmem_cache_alloc\w*|__?kmalloc\w*|'
+	r'kmalloc\w*|kzalloc\w*|kcalloc\w*|krealloc\w*|__?kvmalloc\w*|kvzalloc\w*|'
+	r'kmemdup\w*|kstrn?dup\w*|__?vmalloc\w*|__get_free_pages|get_zeroed_page\w*|'
+	r'_*slab_\w*|new_slab|allocate_slab|alloc_slab_page|mempool_alloc\w*|'
+	r'um_set_signals|get_fp_registers)$')
+
 MAX_EXCERPT = 40
 MAX_EVIDENCE = 400
 
@@ -149,6 +162,7 @@ def parse_log(lines):
 	by_name = {}
 	cur = None		# test whose output we are reading
 	open_splat = None	# splat collecting its excerpt
+	fault = None		# injected fault whose call site is not found yet
 	evidence = None		# test collecting host evidence
 	t_begin = None
 
@@ -239,8 +253,20 @@ def parse_log(lines):
 				run['kernel'].setdefault('release', dict(w.split('=', 1) for w in rest if '=' in w).get('release'))
 			continue
 
+		if fault is not None:
+			fm = FRAME.match(line)
+			if fm and not fm.group(1) and not NOT_A_SITE.match(fm.group(2).split('.')[0]):
+				site = fm.group(2).split('.')[0]
+				sites = fault.setdefault('_sites', {})
+				sites[site] = sites.get(site, 0) + 1
+				fault = None
+			elif not fm and not re.search(r'(Call Trace:|Stack:|CPU: |name \w+, interval|^(?:\[\s*\d+\.\d+\]\s*)?\s+[0-9a-f]{8}( |$))', line):
+				fault = None
 		if INFO.match(line):
 			open_splat = None
+			if cur is not None and 'FAULT_INJECTION' in line:
+				fault = cur
+				cur['_faults'] = cur.get('_faults', 0) + 1
 			continue
 		for kind, rx in SPLATS:
 			sm = rx.match(line)
@@ -277,7 +303,42 @@ def parse_log(lines):
 		judge(t)
 	run['totals'] = {s: sum(1 for t in run['tests'] if t['status'] == s)
 			 for s in STATUSES}
+	fn = failnth_totals(run['tests'])
+	if fn:
+		run['failnth'] = fn
+	every = {}
+	for t in run['tests']:
+		for site, n in t.get('sites', {}).get('by_site', {}).items():
+			every[site] = every.get(site, 0) + n
+	if every:
+		run['sites'] = {'distinct': len(every),
+				'faults_dumped': sum(every.values()),
+				'by_site': dict(sorted(every.items()))}
 	return run
+
+
+def failnth_totals(tests):
+	"""The fail-nth figures of a run: points, sweep rate, and whether each
+	scenario's points add up across the modes (both = slab + page)."""
+	sweeps = {}
+	for t in tests:
+		for key, m in t['metrics'].get('failnth', {}).items():
+			if 'points' in m:
+				sweeps[key] = m
+	if not sweeps:
+		return None
+	points = sum(m['points'] for m in sweeps.values())
+	secs = sum(m.get('secs', 0) for m in sweeps.values())
+	modes = {}
+	for key, m in sweeps.items():
+		scen, _, mode = key.rpartition('.')
+		modes.setdefault(scen, {})[mode] = m['points']
+	apart = sorted('%s: both %d, slab %d + page %d' % (scen, md['both'], md['slab'], md['page'])
+		       for scen, md in modes.items()
+		       if {'both', 'slab', 'page'} <= set(md) and md['both'] != md['slab'] + md['page'])
+	return {'sweeps': len(sweeps), 'scenarios': len(modes), 'points': points,
+		'secs': round(secs, 3), 'points_per_s': round(points / secs, 1) if secs else None,
+		'modes_apart': apart}
 
 
 def judge(t):
@@ -289,6 +350,11 @@ def judge(t):
 	stuck = t.pop('_stuck', None)
 	rc = t.pop('_rc', None)
 	log = t.pop('_log')
+	faults, sites = t.pop('_faults', 0), t.pop('_sites', {})
+	if faults:
+		# Faults dumped, not points: the dump skips __GFP_NOWARN ones.
+		t['sites'] = {'faults_dumped': faults, 'distinct': len(sites),
+			      'by_site': dict(sorted(sites.items()))}
 	stall = [i for i, l in enumerate(log) if l.startswith('# stall: ')]
 	if not begun:
 		t['status'], t['reason'] = 'crash', 'never started: the guest died or the run deadline passed'
@@ -408,6 +474,19 @@ def summary(run):
 		rows.append((t['name'], t['category'], st, dur, why[:70]))
 	w = [max(len(r[i]) for r in rows) for i in range(4)]
 	lines = ['  '.join(r[i].ljust(w[i]) for i in range(4)) + '  ' + r[4] for r in rows]
+	fn = run.get('failnth')
+	if fn:
+		lines.append('')
+		lines.append('fail-nth: %d points in %d sweeps of %d scenarios, %.1f s, %s points/s' %
+			     (fn['points'], fn['sweeps'], fn['scenarios'], fn['secs'], fn['points_per_s']))
+		if fn['modes_apart']:
+			lines.append('  points of both modes != slab + page (%d scenarios), e.g. %s' %
+				     (len(fn['modes_apart']), fn['modes_apart'][0]))
+	if run.get('sites'):
+		lines.append('call sites failed (--sites): %d distinct, %d dumped faults' %
+			     (run['sites']['distinct'], run['sites']['faults_dumped']))
+		top = sorted(run['sites']['by_site'].items(), key=lambda kv: -kv[1])[:10]
+		lines.append('  most often: ' + ', '.join('%s %d' % kv for kv in top))
 	for t in run['tests']:
 		if t.get('evidence'):
 			lines.append('')
