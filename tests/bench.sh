@@ -8,6 +8,10 @@
 #   one_file_loop_s     touch mm/page_alloc.c, rebuild, boot, run one test
 #   boot_to_test_s      guest uptime when its init reports ready
 #   suite_s             the whole default suite, cached kernel
+#   failnth_points      fail-nth points swept by the default suite
+#   failnth_rate        of those, points per second of sweeping
+#   debug_slowdown      the same fail-nth subset under --profile debug
+#                       (KASAN, kmemleak, lockdep) against the default
 # Works on a copy of the default tree in a temporary cache, so neither your
 # cache nor any tree of yours is touched. Takes about 10 minutes on 2 cores.
 
@@ -17,7 +21,8 @@ cd "$TOPDIR" || exit 2
 CACHE=${TOOSMALL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/toosmall}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/toosmall-bench.XXXXXX") || exit 2
 trap 'rm -rf "$WORK"' EXIT
-ONE='failnth.tmpfs_create.open_creat.*'
+ONE='failnth_fs.tmpfs.open_creat.both'
+SUBSET='failnth_fs.tmpfs.*.both'
 
 # secs CMD...: wall-clock seconds CMD took, with one decimal (bounded).
 secs()
@@ -34,6 +39,20 @@ secs()
 figure()
 {
 	printf '%-20s %8s s   %s\n' "$1" "$2" "$3"
+}
+
+# number NAME VALUE UNIT NOTE
+number()
+{
+	printf '%-20s %8s %s   %s\n' "$1" "$2" "$3" "$4"
+}
+
+# field RESULTS_JSON EXPR: a figure from a run's results.json.
+field()
+{
+	python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+print(eval(sys.argv[2], {"r": r}))' "$1" "$2" 2>/dev/null || echo "?"
 }
 
 ./run.sh --build-only >"$WORK/bench.log" 2>&1 || { cat "$WORK/bench.log"; exit 1; }
@@ -55,8 +74,15 @@ figure one_file_loop_s "$(secs ./run.sh --kernel-src "$WORK/linux" --cache "$WOR
 figure boot_to_test_s "$(sed -n 's/.*TOOSMALL:READY.*uptime_s=\([0-9.]*\).*/\1/p' "$WORK/boot/console.log")" \
 	"guest uptime at init ready; target <= 0.5"
 figure suite_s "$(secs ./run.sh --output "$WORK/suite")" \
-	"$(tail -n 1 "$WORK/suite/results.ktap" >/dev/null 2>&1; python3 -c '
-import json, sys
-r = json.load(open(sys.argv[1]))
-pts = sum(v.get("points", 0) for t in r["tests"] for g in t["metrics"].values() for v in g.values())
-print("%d tests, %d fail-nth points" % (len(r["tests"]), pts))' "$WORK/suite/results.json" 2>/dev/null)"
+	"$(field "$WORK/suite/results.json" 'len(r["tests"])') tests"
+number failnth_points "$(field "$WORK/suite/results.json" 'r["failnth"]["points"]')" points \
+	"in $(field "$WORK/suite/results.json" 'r["failnth"]["sweeps"]') sweeps"
+number failnth_rate "$(field "$WORK/suite/results.json" 'r["failnth"]["points_per_s"]')" points/s \
+	"sweeping only (set-up and boots excluded)"
+
+# The debug profile's cost, on one subset run under both profiles here.
+./run.sh --profile debug --build-only >>"$WORK/bench.log" 2>&1
+d=$(secs ./run.sh --filter "$SUBSET" --output "$WORK/default")
+g=$(secs ./run.sh --profile debug --filter "$SUBSET" --output "$WORK/debug")
+number debug_slowdown "$(awk -v d="$d" -v g="$g" 'BEGIN { printf "%.1f", g / d }')" x \
+	"$SUBSET: default ${d}s, debug ${g}s (run incl. boot; kmemleak scan 5s/test)"

@@ -7,7 +7,10 @@
 #   cli       bad input gets a one-line error and its own exit code
 #   uml       real runs in UML: the suite, a guest's escape attempts, the
 #             kernel cache, Ctrl-C cleanup, a prebuilt kernel without
-#             fault injection, and the verdicts against known-issues
+#             fault injection, the verdicts against known-issues, and the
+#             detector self-check
+#   debug     the detector self-check on the debug profile (KASAN,
+#             kmemleak, lockdep), which builds its own kernel
 # Each check prints "ok" or "not ok" with its name; the last line is
 # "N passed, N failed, N skipped". Usage: tests/check.sh [GROUP...];
 # CHECK_SKIP_SUITE=1 leaves out the (slowest) full suite run of group uml.
@@ -310,12 +313,30 @@ sys.exit(1 if bad or not r["tests"] else 0)' "$out/results.json"; then
 	fi
 }
 
+# The detectors, live: every provoked failure gets its verdict, splat,
+# attribution and bound (runner/selfcheck.tsv), in profile $1.
+check_uml_selfcheck()
+{
+	local profile=$1 out="$SCRATCH/selfcheck-$1" rc
+
+	run_bounded 2400 ./run.sh --self-check --profile "$profile" --output "$out" \
+		>"$SCRATCH/selfcheck-$profile.log" 2>&1
+	rc=$?
+	if [ "$rc" = 0 ] && grep -qE '^# self-check: ([0-9]+) of \1 cases as expected' \
+		"$SCRATCH/selfcheck-$profile.log"; then
+		ok "uml: self-check ($profile profile): $(sed -n 's/^# self-check: //p' "$SCRATCH/selfcheck-$profile.log")"
+	else
+		not_ok "uml: self-check ($profile profile)" "exit $rc" \
+			"$(grep -E '^not ok|^# self-check|error' "$SCRATCH/selfcheck-$profile.log" | tail -n 15)"
+	fi
+}
+
 main()
 {
 	local groups=("$@") g
 
 	# cli unpacks the kernel tree that lint takes checkpatch from.
-	[ ${#groups[@]} -gt 0 ] || groups=(parser cli lint uml)
+	[ ${#groups[@]} -gt 0 ] || groups=(parser cli lint uml debug)
 	for g in "${groups[@]}"; do
 		case "$g" in
 		lint) check_lint ;;
@@ -327,7 +348,9 @@ main()
 			check_uml_cache
 			check_uml_interrupt
 			check_uml_prebuilt
+			check_uml_selfcheck default
 			;;
+		debug) check_uml_selfcheck debug ;;
 		*) echo "unknown group $g" >&2; exit 2 ;;
 		esac
 	done
