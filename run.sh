@@ -203,6 +203,7 @@ cleanup()
 	local rc=$?
 
 	trap - EXIT INT TERM
+	session_stop
 	uml_stop 2>/dev/null
 	tee_stop 2>/dev/null
 	run_cleanups
@@ -211,7 +212,8 @@ cleanup()
 
 on_signal()
 {
-	log "interrupted: stopping UML and cleaning up"
+	# To the terminal even when a redirected make was running.
+	log "interrupted: stopping UML and cleaning up" 2>&"$TTY_ERR"
 	exit 130
 }
 
@@ -345,6 +347,7 @@ main()
 		return
 	fi
 	deps_check
+	exec {TTY_ERR}>&2
 	trap cleanup EXIT
 	trap on_signal INT TERM HUP
 

@@ -29,7 +29,7 @@ source_default()
 			tmp=$(mktemp -d "$CACHE/src/.unpack.XXXXXX") ||
 				die "$EXIT_NOSPACE" "cannot create a temporary dir in $CACHE/src"
 			register_cleanup "rm -rf $(printf %q "$tmp")"
-			tar -C "$tmp" -xJf "$DEFAULT_SRC_TAR" ||
+			run_session tar -C "$tmp" -xJf "$DEFAULT_SRC_TAR" ||
 				die "$EXIT_NOSPACE" "unpacking $DEFAULT_SRC_TAR failed (disk full?): free space in $CACHE"
 			mv "$tmp/$DEFAULT_SRC_PKG" "$dir" ||
 				die "$EXIT_INFRA" "cannot move the unpacked tree to $dir"
@@ -86,7 +86,8 @@ configure()
 	rm -f "$build/.toosmall-config" "$build/.toosmall-built"
 	if ! (cd "$build" && ARCH=um "$src/scripts/kconfig/merge_config.sh" -m -O "$build" "$@") \
 		>"$build/merge.log" 2>&1 ||
-		! make -C "$src" O="$build" "${UML_MAKE[@]}" olddefconfig >>"$build/merge.log" 2>&1; then
+		! run_session make -C "$src" O="$build" "${UML_MAKE[@]}" olddefconfig \
+			>>"$build/merge.log" 2>&1; then
 		die "$EXIT_USAGE" "merging config fragments failed: see $build/merge.log"
 	fi
 	dropped=()
@@ -125,7 +126,7 @@ build()
 	t0=$(now_s)
 	log "building UML kernel in $build (log: $build/build.log)"
 	rm -f "$build/.toosmall-built"
-	if ! make -C "$src" O="$build" "${UML_MAKE[@]}" -j"$(nproc)" linux \
+	if ! run_session make -C "$src" O="$build" "${UML_MAKE[@]}" -j"$(nproc)" linux \
 		>"$build/build.log" 2>&1; then
 		tail -n 20 "$build/build.log" >&2
 		grep -q 'No space left' "$build/build.log" &&
@@ -142,7 +143,7 @@ build_tests()
 	local src=$1 out=$2
 
 	mkdir -p "$out" || die "$EXIT_USAGE" "cannot create $out"
-	if ! make -C "$TOPDIR/tools/testing/selftests/mm/oom" \
+	if ! run_session make -C "$TOPDIR/tools/testing/selftests/mm/oom" \
 		KSFT_DIR="$src/tools/testing/selftests" OUTPUT="$out" \
 		>"$out/build.log" 2>&1; then
 		tail -n 20 "$out/build.log" >&2

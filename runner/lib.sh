@@ -100,3 +100,37 @@ short_hash()
 {
 	sha256sum | cut -c1-16
 }
+
+# run_session CMD...: run CMD (a make, a tar) in a session of its own and
+# wait for it; returns its status. The wait, unlike a foreground command,
+# lets a trapped INT or TERM through at once, and session_stop (from
+# run.sh's cleanup) then ends the whole session, compilers included, so
+# nothing run.sh started outlives it however it is stopped.
+run_session()
+{
+	local rc
+
+	setsid "$@" &
+	SESSION_PID=$!
+	wait "$SESSION_PID"
+	rc=$?
+	SESSION_PID=
+	return "$rc"
+}
+
+session_stop()
+{
+	local i
+
+	[ -n "${SESSION_PID:-}" ] || return 0
+	kill -TERM -- "-$SESSION_PID" 2>/dev/null
+	for ((i = 0; i < 100; i++)); do
+		kill -0 -- "-$SESSION_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL -- "-$SESSION_PID" 2>/dev/null
+	wait "$SESSION_PID" 2>/dev/null
+	SESSION_PID=
+}
+
+SESSION_PID=

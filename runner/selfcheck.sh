@@ -12,7 +12,7 @@
 selfcheck_build()
 {
 	local dir="$BUILD/selfcheck" log
-	local -a kmake=(make -C "$BUILD" ARCH=um SUBARCH=x86_64)
+	local -a kmake=(run_session make -C "$BUILD" ARCH=um SUBARCH=x86_64)
 
 	if [ "$CONFIG_HASH" = prebuilt ] || [ ! -f "$BUILD/vmlinux.symvers" ]; then
 		die "$EXIT_USAGE" "--self-check builds a module against the kernel it boots: not with --kernel"

@@ -290,6 +290,86 @@ check_uml_interrupt()
 	[ -z "$new_tmp" ] || rm -rf "$new_tmp"
 }
 
+# procs_under DIR: pids whose command line or working dir mention DIR.
+procs_under()
+{
+	local p
+
+	for p in /proc/[0-9]*; do
+		if tr '\0' ' ' 2>/dev/null <"$p/cmdline" | grep -qF "$1" ||
+			readlink "$p/cwd" 2>/dev/null | grep -qF "$1"; then
+			printf '%s ' "${p#/proc/}"
+		fi
+	done
+}
+
+# interrupt_at NAME PATTERN CMD...: start CMD in its own process group, send
+# that group SIGINT (a terminal's Ctrl-C) once its log shows PATTERN, and
+# set INT_RC to its exit status; the log is $SCRATCH/NAME.log.
+interrupt_at()
+{
+	local name=$1 pattern=$2 pid i
+	shift 2
+
+	set -m
+	"$@" >"$SCRATCH/$name.log" 2>&1 &
+	pid=$!
+	set +m
+	for ((i = 0; i < 3000; i++)); do
+		grep -q "$pattern" "$SCRATCH/$name.log" && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	sleep 2
+	kill -INT -- "-$pid" 2>/dev/null
+	if ! timeout 60 tail --pid="$pid" -f /dev/null; then
+		kill -KILL -- "-$pid"
+	fi
+	wait "$pid"
+	INT_RC=$?
+}
+
+# Ctrl-C while the tree unpacks and while the kernel builds: no tar or make
+# left running, no half-unpacked tree, no build stamped as done. In a cache
+# of its own, with a copy of nothing: the build uses the unpacked tree as a
+# user tree (--kernel-src), which is never written.
+check_interrupt_build()
+{
+	local cache="$SCRATCH/int-cache" src left
+
+	interrupt_at unpack 'unpacking' env TOOSMALL_CACHE="$cache" ./run.sh --build-only
+	left=$(procs_under "$cache")
+	if [ "$INT_RC" = 130 ] && [ -z "$left" ] &&
+		[ -z "$(find "$cache/src" -mindepth 1 -maxdepth 1 ! -name .lock 2>/dev/null)" ]; then
+		ok "uml: Ctrl-C while unpacking leaves no tar and no half-unpacked tree"
+	else
+		not_ok "uml: Ctrl-C while unpacking leaves nothing behind" "exit $INT_RC" \
+			"processes: $left" "$(ls -a "$cache/src" 2>&1)" "$(tail -n 3 "$SCRATCH/unpack.log")"
+	fi
+	# shellcheck disable=SC2086 # pids we started, by pid
+	[ -z "$left" ] || kill -KILL $left
+
+	if ! src=$(ksrc); then
+		skip "uml: Ctrl-C while building" "no unpacked kernel tree yet"
+		rm -rf "$cache"
+		return
+	fi
+	interrupt_at build 'building UML kernel' \
+		env TOOSMALL_CACHE="$cache" ./run.sh --kernel-src "$src" --build-only
+	left=$(procs_under "$cache")
+	if [ "$INT_RC" = 130 ] && [ -z "$left" ] &&
+		[ -z "$(find "$cache/build" -name .toosmall-built 2>/dev/null)" ] &&
+		grep -q interrupted "$SCRATCH/build.log"; then
+		ok "uml: Ctrl-C while building stops make and its compilers, stamps nothing"
+	else
+		not_ok "uml: Ctrl-C while building leaves nothing behind" "exit $INT_RC" \
+			"processes: $left" "$(tail -n 3 "$SCRATCH/build.log")"
+	fi
+	# shellcheck disable=SC2086 # pids we started, by pid
+	[ -z "$left" ] || kill -KILL $left
+	rm -rf "$cache"
+}
+
 # Debian's prebuilt UML 6.1 has no fault injection: every test must skip
 # with a reason, none may fail.
 check_uml_prebuilt()
@@ -347,10 +427,12 @@ main()
 			check_uml_isolation
 			check_uml_cache
 			check_uml_interrupt
+			check_interrupt_build
 			check_uml_prebuilt
 			check_uml_selfcheck default
 			;;
 		debug) check_uml_selfcheck debug ;;
+		interrupt) check_interrupt_build ;;
 		*) echo "unknown group $g" >&2; exit 2 ;;
 		esac
 	done
