@@ -30,10 +30,18 @@ poweroff_now()
 	exit 1
 }
 
+# Builtins where they do: every program exec'd is read over hostfs, and the
+# time to the first test is the runner's loop time.
 mount -t proc proc /proc
-stage=$(sed -n 's/.*toosmall\.stage=\([^ ]*\).*/\1/p' /proc/cmdline)
-# run.sh --sites: every injected fault dumps its stack (see failnth.h).
-grep -q 'toosmall\.sites=1' /proc/cmdline && export FAILNTH_SITES=1
+read -r cmdline </proc/cmdline
+stage=
+for word in $cmdline; do
+	case "$word" in
+	toosmall.stage=*) stage=${word#*=} ;;
+	# run.sh --sites: every injected fault dumps its stack (failnth.h).
+	toosmall.sites=1) export FAILNTH_SITES=1 ;;
+	esac
+done
 cd "$stage" || {
 	echo "TOOSMALL:ERROR no stage dir '$stage'"
 	poweroff_now
@@ -60,9 +68,10 @@ echo 10 >/proc/sys/kernel/hung_task_timeout_secs
 echo 0 >/proc/sys/vm/oom_dump_tasks
 echo +memory >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
 
-echo "TOOSMALL:READY release=$(uname -r)" \
-	"memtotal_kb=$(awk '/^MemTotal/ { print $2 }' /proc/meminfo)" \
-	"uptime_s=$(cut -d' ' -f1 /proc/uptime)"
+read -r release </proc/sys/kernel/osrelease
+while read -r key memtotal _ && [ "$key" != MemTotal: ]; do :; done </proc/meminfo
+read -r uptime _ </proc/uptime
+echo "TOOSMALL:READY release=$release memtotal_kb=$memtotal uptime_s=$uptime"
 
 if [ -f exec ]; then
 	echo "TOOSMALL:BEGIN exec timeout=0"
