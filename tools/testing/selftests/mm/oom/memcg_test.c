@@ -543,15 +543,17 @@ undo_dir:
 
 FIXTURE_TEARDOWN(charge)
 {
-	int status;
+	int status, ret;
 
-	EXPECT_EQ(0, cg_destroy(self->cg, DESTROY_MS))
-	{
-		TH_LOG("removing %s", self->cg);
-	}
+	/* Reaped first: an unreaped worker can keep the group busy. */
 	if (self->worker > 0 && !self->reaped) {
 		kill(self->worker, SIGKILL);
 		EXPECT_EQ(0, cg_wait_pid(self->worker, &status, DESTROY_MS));
+	}
+	ret = cg_destroy(self->cg, DESTROY_MS);
+	EXPECT_EQ(0, ret)
+	{
+		TH_LOG("removing %s: %s", self->cg, strerror(-ret));
 	}
 	if (self->bystander > 0) {
 		kill(self->bystander, SIGKILL);
