@@ -501,6 +501,8 @@ static const struct {
 	FAILNTH_ERRNO(ENOTEMPTY), FAILNTH_ERRNO(ENODATA),
 	FAILNTH_ERRNO(EOVERFLOW), FAILNTH_ERRNO(EOPNOTSUPP),
 	FAILNTH_ERRNO(ENOBUFS), FAILNTH_ERRNO(ETIMEDOUT), FAILNTH_ERRNO(EDQUOT),
+	FAILNTH_ERRNO(E2BIG), FAILNTH_ERRNO(ENODEV), FAILNTH_ERRNO(ELIBBAD),
+	FAILNTH_ERRNO(ENOMSG),
 };
 #undef FAILNTH_ERRNO
 /* clang-format on */
@@ -599,7 +601,8 @@ static int failnth_point(struct __test_metadata *_metadata,
 			 const struct failnth_scenario *sc, int fd, int n,
 			 struct failnth_stats *st)
 {
-	static char maps_fresh[FAILNTH_MAPS_SIZE], maps_armed[FAILNTH_MAPS_SIZE];
+	static char maps_fresh[FAILNTH_MAPS_SIZE],
+		maps_armed[FAILNTH_MAPS_SIZE];
 	char why[512], name[16];
 	const char *outcome;
 	int fds, ret, fired;
@@ -718,9 +721,8 @@ static void failnth_sweep(struct __test_metadata *_metadata,
 	int fd, n, fired = 1, err;
 
 	clock_gettime(CLOCK_MONOTONIC, &start);
-	err = failnth_knobs_set(mode, failnth_env("FAILNTH_SITES") ?
-					      2 :
-					      sc->fault_verbose);
+	err = failnth_knobs_set(
+		mode, failnth_env("FAILNTH_SITES") ? 2 : sc->fault_verbose);
 	ASSERT_EQ(0, err)
 	{
 		TH_LOG("%s: setting the failslab and fail_page_alloc knobs: %s",
@@ -796,18 +798,18 @@ restore:
  *
  * which sets up the scenario from the variant and calls failnth_sweep().
  */
-#define FAILNTH_TEST_MODES(fixture, timeout, run)                   \
-	TEST_F_TIMEOUT(fixture, both, timeout)                      \
-	{                                                           \
-		run(_metadata, self, variant, FAILNTH_BOTH);        \
-	}                                                           \
-	TEST_F_TIMEOUT(fixture, slab, timeout)                      \
-	{                                                           \
-		run(_metadata, self, variant, FAILNTH_SLAB);        \
-	}                                                           \
-	TEST_F_TIMEOUT(fixture, page, timeout)                      \
-	{                                                           \
-		run(_metadata, self, variant, FAILNTH_PAGE);        \
+#define FAILNTH_TEST_MODES(fixture, timeout, run)            \
+	TEST_F_TIMEOUT(fixture, both, timeout)               \
+	{                                                    \
+		run(_metadata, self, variant, FAILNTH_BOTH); \
+	}                                                    \
+	TEST_F_TIMEOUT(fixture, slab, timeout)               \
+	{                                                    \
+		run(_metadata, self, variant, FAILNTH_SLAB); \
+	}                                                    \
+	TEST_F_TIMEOUT(fixture, page, timeout)               \
+	{                                                    \
+		run(_metadata, self, variant, FAILNTH_PAGE); \
 	}
 
 #endif /* __SELFTESTS_MM_OOM_FAILNTH_H */
