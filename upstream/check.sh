@@ -195,7 +195,7 @@ main()
 		if [ -z "$bad" ]; then
 			ok "upstream: checkpatch.pl --strict clean on ${#patches[@]} patches (--no-signoff; ENOSYS, STRNCPY: kernel-only advice, as make lint; FILE_PATH_CHANGES: MAINTAINERS covers mm selftests)"
 		else
-			not_ok "upstream: checkpatch.pl --strict clean" "$(printf '%s' "$bad" | grep -c '^\(ERROR\|WARNING\|CHECK\)') findings" \
+			not_ok "upstream: checkpatch.pl --strict clean" "$(printf '%s\n' "$bad" | grep -cE '^(ERROR|WARNING|CHECK):') findings" \
 				"$(printf '%s' "$bad" | head -n 40)"
 		fi
 	else
