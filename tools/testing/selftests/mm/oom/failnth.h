@@ -790,26 +790,4 @@ restore:
 	failnth_print_summary(sc, mode, &st, failnth_elapsed(&start));
 }
 
-/*
- * The three tests of a fixture whose variants are scenarios: one per mode,
- * each bounded by @timeout seconds and calling
- *
- *   @run(_metadata, self, variant, mode)
- *
- * which sets up the scenario from the variant and calls failnth_sweep().
- */
-#define FAILNTH_TEST_MODES(fixture, timeout, run)            \
-	TEST_F_TIMEOUT(fixture, both, timeout)               \
-	{                                                    \
-		run(_metadata, self, variant, FAILNTH_BOTH); \
-	}                                                    \
-	TEST_F_TIMEOUT(fixture, slab, timeout)               \
-	{                                                    \
-		run(_metadata, self, variant, FAILNTH_SLAB); \
-	}                                                    \
-	TEST_F_TIMEOUT(fixture, page, timeout)               \
-	{                                                    \
-		run(_metadata, self, variant, FAILNTH_PAGE); \
-	}
-
 #endif /* __SELFTESTS_MM_OOM_FAILNTH_H */

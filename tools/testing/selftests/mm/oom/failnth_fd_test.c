@@ -698,6 +698,22 @@ static void fd_sweep(struct __test_metadata *_metadata,
 	failnth_sweep(_metadata, &sc, mode);
 }
 
-FAILNTH_TEST_MODES(fd_object, SWEEP_TIMEOUT, fd_sweep)
+/* The sweep over every slab and page-allocator point. */
+TEST_F_TIMEOUT(fd_object, both, SWEEP_TIMEOUT)
+{
+	fd_sweep(_metadata, self, variant, FAILNTH_BOTH);
+}
+
+/* The sweep over the slab points alone. */
+TEST_F_TIMEOUT(fd_object, slab, SWEEP_TIMEOUT)
+{
+	fd_sweep(_metadata, self, variant, FAILNTH_SLAB);
+}
+
+/* The sweep over the page-allocator points alone. */
+TEST_F_TIMEOUT(fd_object, page, SWEEP_TIMEOUT)
+{
+	fd_sweep(_metadata, self, variant, FAILNTH_PAGE);
+}
 
 TEST_HARNESS_MAIN

@@ -358,7 +358,39 @@ static void xfs_run(struct __test_metadata *_metadata, FIXTURE_DATA(xfs) * self,
 	fs_sweep(_metadata, &self->fs, mode);
 }
 
-FAILNTH_TEST_MODES(tmpfs, SWEEP_TIMEOUT, tmpfs_run)
-FAILNTH_TEST_MODES(xfs, SWEEP_TIMEOUT, xfs_run)
+/* The sweep over every slab and page-allocator point. */
+TEST_F_TIMEOUT(tmpfs, both, SWEEP_TIMEOUT)
+{
+	tmpfs_run(_metadata, self, variant, FAILNTH_BOTH);
+}
+
+/* The sweep over the slab points alone. */
+TEST_F_TIMEOUT(tmpfs, slab, SWEEP_TIMEOUT)
+{
+	tmpfs_run(_metadata, self, variant, FAILNTH_SLAB);
+}
+
+/* The sweep over the page-allocator points alone. */
+TEST_F_TIMEOUT(tmpfs, page, SWEEP_TIMEOUT)
+{
+	tmpfs_run(_metadata, self, variant, FAILNTH_PAGE);
+}
+/* The sweep over every slab and page-allocator point. */
+TEST_F_TIMEOUT(xfs, both, SWEEP_TIMEOUT)
+{
+	xfs_run(_metadata, self, variant, FAILNTH_BOTH);
+}
+
+/* The sweep over the slab points alone. */
+TEST_F_TIMEOUT(xfs, slab, SWEEP_TIMEOUT)
+{
+	xfs_run(_metadata, self, variant, FAILNTH_SLAB);
+}
+
+/* The sweep over the page-allocator points alone. */
+TEST_F_TIMEOUT(xfs, page, SWEEP_TIMEOUT)
+{
+	xfs_run(_metadata, self, variant, FAILNTH_PAGE);
+}
 
 TEST_HARNESS_MAIN

@@ -665,6 +665,22 @@ static void pipe_sweep(struct __test_metadata *_metadata,
 	failnth_sweep(_metadata, &sc, mode);
 }
 
-FAILNTH_TEST_MODES(pipe, SWEEP_TIMEOUT, pipe_sweep)
+/* The sweep over every slab and page-allocator point. */
+TEST_F_TIMEOUT(pipe, both, SWEEP_TIMEOUT)
+{
+	pipe_sweep(_metadata, self, variant, FAILNTH_BOTH);
+}
+
+/* The sweep over the slab points alone. */
+TEST_F_TIMEOUT(pipe, slab, SWEEP_TIMEOUT)
+{
+	pipe_sweep(_metadata, self, variant, FAILNTH_SLAB);
+}
+
+/* The sweep over the page-allocator points alone. */
+TEST_F_TIMEOUT(pipe, page, SWEEP_TIMEOUT)
+{
+	pipe_sweep(_metadata, self, variant, FAILNTH_PAGE);
+}
 
 TEST_HARNESS_MAIN

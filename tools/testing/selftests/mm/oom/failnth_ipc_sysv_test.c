@@ -616,6 +616,22 @@ static void sysv_sweep(struct __test_metadata *_metadata,
 	failnth_sweep(_metadata, &sc, mode);
 }
 
-FAILNTH_TEST_MODES(sysv, SWEEP_TIMEOUT, sysv_sweep)
+/* The sweep over every slab and page-allocator point. */
+TEST_F_TIMEOUT(sysv, both, SWEEP_TIMEOUT)
+{
+	sysv_sweep(_metadata, self, variant, FAILNTH_BOTH);
+}
+
+/* The sweep over the slab points alone. */
+TEST_F_TIMEOUT(sysv, slab, SWEEP_TIMEOUT)
+{
+	sysv_sweep(_metadata, self, variant, FAILNTH_SLAB);
+}
+
+/* The sweep over the page-allocator points alone. */
+TEST_F_TIMEOUT(sysv, page, SWEEP_TIMEOUT)
+{
+	sysv_sweep(_metadata, self, variant, FAILNTH_PAGE);
+}
 
 TEST_HARNESS_MAIN

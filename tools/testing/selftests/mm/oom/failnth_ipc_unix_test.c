@@ -677,6 +677,22 @@ static void unix_sweep(struct __test_metadata *_metadata,
 	failnth_sweep(_metadata, &sc, mode);
 }
 
-FAILNTH_TEST_MODES(unix_sock, SWEEP_TIMEOUT, unix_sweep)
+/* The sweep over every slab and page-allocator point. */
+TEST_F_TIMEOUT(unix_sock, both, SWEEP_TIMEOUT)
+{
+	unix_sweep(_metadata, self, variant, FAILNTH_BOTH);
+}
+
+/* The sweep over the slab points alone. */
+TEST_F_TIMEOUT(unix_sock, slab, SWEEP_TIMEOUT)
+{
+	unix_sweep(_metadata, self, variant, FAILNTH_SLAB);
+}
+
+/* The sweep over the page-allocator points alone. */
+TEST_F_TIMEOUT(unix_sock, page, SWEEP_TIMEOUT)
+{
+	unix_sweep(_metadata, self, variant, FAILNTH_PAGE);
+}
 
 TEST_HARNESS_MAIN

@@ -1164,6 +1164,22 @@ static void mm_sweep(struct __test_metadata *_metadata, FIXTURE_DATA(mm) * self,
 		failnth_sweep(_metadata, &sc, mode);
 }
 
-FAILNTH_TEST_MODES(mm, SWEEP_TIMEOUT, mm_sweep)
+/* The sweep over every slab and page-allocator point. */
+TEST_F_TIMEOUT(mm, both, SWEEP_TIMEOUT)
+{
+	mm_sweep(_metadata, self, variant, FAILNTH_BOTH);
+}
+
+/* The sweep over the slab points alone. */
+TEST_F_TIMEOUT(mm, slab, SWEEP_TIMEOUT)
+{
+	mm_sweep(_metadata, self, variant, FAILNTH_SLAB);
+}
+
+/* The sweep over the page-allocator points alone. */
+TEST_F_TIMEOUT(mm, page, SWEEP_TIMEOUT)
+{
+	mm_sweep(_metadata, self, variant, FAILNTH_PAGE);
+}
 
 TEST_HARNESS_MAIN

@@ -887,6 +887,22 @@ static void task_sweep(struct __test_metadata *_metadata,
 		failnth_sweep(_metadata, &sc, mode);
 }
 
-FAILNTH_TEST_MODES(task, SWEEP_TIMEOUT, task_sweep)
+/* The sweep over every slab and page-allocator point. */
+TEST_F_TIMEOUT(task, both, SWEEP_TIMEOUT)
+{
+	task_sweep(_metadata, self, variant, FAILNTH_BOTH);
+}
+
+/* The sweep over the slab points alone. */
+TEST_F_TIMEOUT(task, slab, SWEEP_TIMEOUT)
+{
+	task_sweep(_metadata, self, variant, FAILNTH_SLAB);
+}
+
+/* The sweep over the page-allocator points alone. */
+TEST_F_TIMEOUT(task, page, SWEEP_TIMEOUT)
+{
+	task_sweep(_metadata, self, variant, FAILNTH_PAGE);
+}
 
 TEST_HARNESS_MAIN
