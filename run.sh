@@ -431,4 +431,6 @@ main()
 	return "$rc"
 }
 
-main "$@"
+# One line: bash reads a script as it runs it, and an edit of this file
+# during a long run must not change what the rest of the run does.
+main "$@"; exit $?
