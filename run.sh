@@ -198,6 +198,7 @@ deps_check()
 	fi
 }
 
+# shellcheck disable=SC2317 # run by the EXIT trap
 cleanup()
 {
 	local rc=$?
@@ -210,6 +211,7 @@ cleanup()
 	exit "$rc"
 }
 
+# shellcheck disable=SC2317 # run by the INT/TERM/HUP trap
 on_signal()
 {
 	# To the terminal even when a redirected make was running.
