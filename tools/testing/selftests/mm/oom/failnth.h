@@ -29,11 +29,12 @@
  * (failslab/cache-filter=Y with no cache marked). One summary line per
  * sweep, for the runner:
  *
- *   # failnth <scenario>.<mode>: points=<n> success=<a> short=<s> errno=<b> wrong=<c> secs=<t> (ENOMEM:<x> ...)
+ *   # failnth <scenario>.<mode>: points=<n> success=<a> short=<s> \
+ *     errno=<b> wrong=<c> secs=<t> (ENOMEM:<x> ...)
  *
- * where points = success + short + errno, the histogram sums to errno, and
- * wrong counts the runs that went wrong (the final one without a fault
- * included). In the environment, FAILNTH_VERBOSE=1 prints one "# n=..." line
+ * (one line), where points = success + short + errno, the histogram sums
+ * to errno, and wrong counts the runs that went wrong (the final one
+ * without a fault included). In the environment, FAILNTH_VERBOSE=1 prints one "# n=..." line
  * per point, and FAILNTH_SITES=1 makes each injected fault dump its stack
  * (verbose level 2) so that the runner can name the call sites that failed.
  *
@@ -141,16 +142,24 @@ static const char *failnth_probe(void)
 {
 	struct statfs sfs;
 
+	static const char *const why[] = {
+		"fail-nth missing: needs CONFIG_FAULT_INJECTION (and CONFIG_FAULT_INJECTION_DEBUG_FS for the knobs)",
+		"must be root: the fail-nth knobs are in debugfs",
+		"debugfs not mounted: mount -t debugfs none /sys/kernel/debug",
+		"failslab knobs missing: needs CONFIG_FAILSLAB and CONFIG_FAULT_INJECTION_DEBUG_FS",
+		"fail_page_alloc knobs missing: needs CONFIG_FAIL_PAGE_ALLOC and CONFIG_FAULT_INJECTION_DEBUG_FS",
+	};
+
 	if (access(FAILNTH_PROC, F_OK))
-		return "fail-nth missing: needs CONFIG_FAULT_INJECTION (and CONFIG_FAULT_INJECTION_DEBUG_FS for the knobs)";
+		return why[0];
 	if (geteuid())
-		return "must be root: the fail-nth knobs are in debugfs";
+		return why[1];
 	if (statfs(FAILNTH_DEBUGFS, &sfs) || sfs.f_type != DEBUGFS_MAGIC)
-		return "debugfs not mounted: mount -t debugfs none /sys/kernel/debug";
+		return why[2];
 	if (access(FAILNTH_DEBUGFS "/failslab", F_OK))
-		return "failslab knobs missing: needs CONFIG_FAILSLAB and CONFIG_FAULT_INJECTION_DEBUG_FS";
+		return why[3];
 	if (access(FAILNTH_DEBUGFS "/fail_page_alloc", F_OK))
-		return "fail_page_alloc knobs missing: needs CONFIG_FAIL_PAGE_ALLOC and CONFIG_FAULT_INJECTION_DEBUG_FS";
+		return why[4];
 	return NULL;
 }
 
@@ -504,6 +513,7 @@ static const struct {
 	FAILNTH_ERRNO(E2BIG), FAILNTH_ERRNO(ENODEV), FAILNTH_ERRNO(ELIBBAD),
 	FAILNTH_ERRNO(ENOMSG),
 };
+
 #undef FAILNTH_ERRNO
 /* clang-format on */
 
@@ -552,6 +562,9 @@ static void failnth_count_errno(struct failnth_stats *st, int err)
 	st->nr_seen++;
 }
 
+static const char failnth_summary_fmt[] =
+	"failnth %s.%s: points=%d success=%d short=%d errno=%d wrong=%d secs=%.3f (%s)\n";
+
 static void failnth_print_summary(const struct failnth_scenario *sc,
 				  enum failnth_mode mode,
 				  const struct failnth_stats *st, double secs)
@@ -561,18 +574,19 @@ static void failnth_print_summary(const struct failnth_scenario *sc,
 	int i;
 
 	hist[0] = '\0';
-	for (i = 0; i < st->nr_seen && len < sizeof(hist); i++)
-		len += snprintf(
-			hist + len, sizeof(hist) - len, "%s%s:%d", i ? " " : "",
-			failnth_errno_name(st->seen[i].err, name, sizeof(name)),
-			st->seen[i].count);
+	for (i = 0; i < st->nr_seen && len < sizeof(hist); i++) {
+		const char *ename =
+			failnth_errno_name(st->seen[i].err, name, sizeof(name));
+
+		len += snprintf(hist + len, sizeof(hist) - len, "%s%s:%d",
+				i ? " " : "", ename, st->seen[i].count);
+	}
 	if (st->other && len < sizeof(hist))
 		snprintf(hist + len, sizeof(hist) - len, "%sother:%d",
 			 len ? " " : "", st->other);
-	ksft_print_msg(
-		"failnth %s.%s: points=%d success=%d short=%d errno=%d wrong=%d secs=%.3f (%s)\n",
-		sc->name, failnth_mode_name[mode], st->points, st->success,
-		st->shorts, st->errnos, st->wrong, secs, hist);
+	ksft_print_msg(failnth_summary_fmt, sc->name, failnth_mode_name[mode],
+		       st->points, st->success, st->shorts, st->errnos,
+		       st->wrong, secs, hist);
 }
 
 /* Whether the environment variable @name is set to something but "0". */
@@ -718,11 +732,11 @@ static void failnth_sweep(struct __test_metadata *_metadata,
 	struct failnth_stats st = {};
 	bool timed_out = false;
 	struct timespec start;
-	int fd, n, fired = 1, err;
+	int fd, n, fired = 1, err, verbose;
 
 	clock_gettime(CLOCK_MONOTONIC, &start);
-	err = failnth_knobs_set(
-		mode, failnth_env("FAILNTH_SITES") ? 2 : sc->fault_verbose);
+	verbose = failnth_env("FAILNTH_SITES") ? 2 : sc->fault_verbose;
+	err = failnth_knobs_set(mode, verbose);
 	ASSERT_EQ(0, err)
 	{
 		TH_LOG("%s: setting the failslab and fail_page_alloc knobs: %s",
@@ -764,7 +778,7 @@ static void failnth_sweep(struct __test_metadata *_metadata,
 	}
 	EXPECT_FALSE(fired > 0 && !timed_out)
 	{
-		TH_LOG("%s: sweep hit its bound of %d points: raise FAILNTH_MAX_POINTS if the call path grew",
+		TH_LOG("%s: sweep hit the bound of %d points: raise FAILNTH_MAX_POINTS",
 		       sc->name, FAILNTH_MAX_POINTS);
 	}
 	/*
