@@ -211,7 +211,7 @@ static void parse_stderr(const char *path, struct fio_result *r)
 				printf("# fio io_u error: %s\n", line);
 		} else if (strstr(line, "verify") &&
 			   (strstr(line, "bad") || strstr(line, "mismatch") ||
-			    strstr(line, "wanted"))) {
+			    strstr(line, "failed") || strstr(line, "wanted"))) {
 			r->verify_fail++;
 			if (shown++ < 6)
 				printf("# fio verify: %s\n", line);
@@ -263,8 +263,11 @@ static void stall_evidence(pid_t pgid, const char *cg)
 		int i;
 
 		snprintf(path, sizeof(path), "%s/memory.events", cg);
-		if (fx_read(path, buf, sizeof(buf)) >= 0)
+		if (fx_read(path, buf, sizeof(buf)) >= 0) {
+			for (i = 0; buf[i]; i++)
+				buf[i] = buf[i] == '\n' ? ' ' : buf[i];
 			printf("# stall: memory.events: %s\n", buf);
+		}
 		snprintf(path, sizeof(path), "%s/memory.stat", cg);
 		for (i = 0; keys[i]; i++)
 			printf("# stall: memory.stat %s %lld\n", keys[i],
@@ -850,6 +853,27 @@ static int flip_data_byte(const char *dev, long long physical)
 	return ret;
 }
 
+/* Device offset of AG 1's AGF (its second sector), from the superblock. */
+static long long ag1_agf(const char *dev)
+{
+	unsigned char sb[512];
+	long long bsize, agblocks;
+	int fd = open(dev, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	if (pread(fd, sb, sizeof(sb), 0) != sizeof(sb)) {
+		close(fd);
+		return -EIO;
+	}
+	close(fd);
+	/* sb_blocksize at 4, sb_agblocks at 84: big-endian 32-bit. */
+	bsize = (long long)sb[4] << 24 | sb[5] << 16 | sb[6] << 8 | sb[7];
+	agblocks = (long long)sb[84] << 24 | sb[85] << 16 | sb[86] << 8 |
+		   sb[87];
+	return bsize * agblocks + 512;
+}
+
 /* The device offset of the first block of the first file under @dir, or -errno. */
 static long long first_block(const char *dir)
 {
@@ -1041,10 +1065,13 @@ static void fio_case(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, umount(self->mnt)) TH_LOG("umount: %s", strerror(errno));
 	self->mounted = false;
 	if (corrupt && !strcmp(corrupt, "meta")) {
-		/* AG 1's AGF: a sector into the second allocation group. */
-		printf("# OOM_FIO_CORRUPT=meta: flipping a byte of AG 1's AGF\n");
-		ASSERT_EQ(0,
-			  flip_data_byte(self->dev, 80 * MIB + 512 - 100 + 8));
+		long long agf = ag1_agf(self->dev);
+
+		/* agf_seqno, 8 bytes into AG 1's AGF (flip_data_byte adds 100). */
+		printf("# OOM_FIO_CORRUPT=meta: flipping a byte of AG 1's AGF at %lld\n",
+		       agf + 8);
+		ASSERT_LT(0, agf);
+		ASSERT_EQ(0, flip_data_byte(self->dev, agf + 8 - 100));
 	}
 	{
 		char *const argv[] = { "xfs_repair", "-n", (char *)self->dev,
@@ -1054,7 +1081,7 @@ static void fio_case(struct __test_metadata *_metadata,
 		if (ret) {
 			printf("# xfs_repair -n %s exited %d:\n", self->dev,
 			       ret);
-			fx_print_tail("/tmp/fio_test.repair", 20);
+			fx_print_findings("/tmp/fio_test.repair", 20);
 		}
 		unlink("/tmp/fio_test.repair");
 		EXPECT_EQ(0, ret) TH_LOG("xfs_repair -n found damage");
@@ -1382,7 +1409,7 @@ TEST_F_TIMEOUT(replay, check, 90)
 		if (ret) {
 			printf("# xfs_repair -n %s exited %d:\n", self->dev,
 			       ret);
-			fx_print_tail("/tmp/fio_test.repair", 20);
+			fx_print_findings("/tmp/fio_test.repair", 20);
 		}
 		unlink("/tmp/fio_test.repair");
 		EXPECT_EQ(0, ret) TH_LOG("xfs_repair -n found damage");

@@ -176,6 +176,28 @@ static void fx_print_tail(const char *path, int max)
 
 /* -------------------------------------------------------- errnos ---- */
 
+/* Prints xfs_repair's findings in @path: its lines that are not progress. */
+static void fx_print_findings(const char *path, int max)
+{
+	char line[512];
+	FILE *f = fopen(path, "re");
+	int n = 0;
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f) && n < max) {
+		const char *p = line + strspn(line, " \t");
+
+		if (*p == '-' || !strncmp(p, "Phase", 5) || *p == '\n' ||
+		    strstr(p, "No modify flag set"))
+			continue;
+		printf("#   %s%s", line, strchr(line, '\n') ? "" : "\n");
+		n++;
+	}
+	fclose(f);
+	fflush(stdout);
+}
+
 #define FX_ERRNO(e)   \
 	{             \
 		e, #e \
