@@ -2,7 +2,9 @@
 # toosmall: `make check` runs the project's own tests (lint, parser, CLI and
 # real UML runs); `make run` runs the suite; `make bench` prints figures.
 
-.PHONY: all run check lint bench help
+SERIES_DIR ?= series
+
+.PHONY: all run check lint bench series help
 
 all: help
 
@@ -11,6 +13,7 @@ help:
 	@echo "make check   the project's own tests, a real UML run included"
 	@echo "make lint    shellcheck, checkpatch and clang-format only"
 	@echo "make bench   build, boot and sweep timings, printed as figures"
+	@echo "make series  the selftests as a kernel patch series, in SERIES_DIR"
 
 run:
 	./run.sh
@@ -23,3 +26,6 @@ lint:
 
 bench:
 	tests/bench.sh
+
+series:
+	upstream/mkseries.sh --output $(SERIES_DIR)

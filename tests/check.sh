@@ -9,6 +9,8 @@
 #             kernel cache, Ctrl-C cleanup, a prebuilt kernel without
 #             fault injection, the verdicts against known-issues, and the
 #             detector self-check
+#   upstream  the selftests as a kernel patch series: apply, checkpatch,
+#             make kselftest TARGETS=mm in UML (upstream/check.sh)
 #   debug     the detector self-check on the debug profile (KASAN,
 #             kmemleak, lockdep), which builds its own kernel
 # Each check prints "ok" or "not ok" with its name; the last line is
@@ -411,12 +413,28 @@ check_uml_selfcheck()
 	fi
 }
 
+# The upstream shape: the series applies to the default tree, passes
+# checkpatch --strict, and make kselftest TARGETS=mm runs the oom tests in UML
+# (upstream/check.sh prints one ok/not ok line per check).
+check_upstream()
+{
+	local line
+
+	while IFS= read -r line; do
+		case "$line" in
+		"ok "*) ok "upstream: ${line#ok }" ;;
+		"not ok "*) not_ok "upstream: ${line#not ok }" ;;
+		"#"*) echo "$line" ;;
+		esac
+	done < <(run_bounded 1500 upstream/check.sh 2>&1)
+}
+
 main()
 {
 	local groups=("$@") g
 
 	# cli unpacks the kernel tree that lint takes checkpatch from.
-	[ ${#groups[@]} -gt 0 ] || groups=(parser cli lint uml debug)
+	[ ${#groups[@]} -gt 0 ] || groups=(parser cli lint uml upstream debug)
 	for g in "${groups[@]}"; do
 		case "$g" in
 		lint) check_lint ;;
@@ -433,6 +451,7 @@ main()
 			;;
 		debug) check_uml_selfcheck debug ;;
 		interrupt) check_interrupt_build ;;
+		upstream) check_upstream ;;
 		*) echo "unknown group $g" >&2; exit 2 ;;
 		esac
 	done
