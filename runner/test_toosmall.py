@@ -120,6 +120,16 @@ class Attribution(unittest.TestCase):
 		self.assertEqual(['pass', 'crash'], [t['status'] for t in run['tests']])
 		self.assertIn('never started', run['tests'][1]['reason'])
 
+	def test_stall_after_a_flood_is_still_a_hang(self):
+		flood = ['[    1.190000] Out of memory and no killable processes...'] * 3000
+		run = self.lines('TOOSMALL:BEGIN a.one timeout=10', *flood,
+				 '# stall: x: no progress for 8010 ms',
+				 '[    9.0] sysrq: Show Blocked State',
+				 'not ok 1 one', 'TOOSMALL:END a.one rc=1')
+		t = run['tests'][0]
+		self.assertEqual('hang', t['status'])
+		self.assertIn('sysrq: Show Blocked State', '\n'.join(t['evidence']))
+
 	def test_metrics_line(self):
 		run = self.lines('TOOSMALL:BEGIN a.one timeout=10',
 				 '# failnth open_creat: points=12 success=3 errno=9 (ENOMEM:7 ENOSPC:2) rate=150.5',

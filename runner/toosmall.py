@@ -282,7 +282,15 @@ def parse_log(lines):
 
 		if cur is None:
 			continue
-		if len(cur['_log']) < 2000:
+		# Kernel output is capped (a flood must not hide the test's own
+		# words); the test's diagnostics are kept, and so is what follows
+		# a '# stall:' line: the evidence the test gathered.
+		if line.startswith('# stall: '):
+			cur['_tail'] = MAX_EVIDENCE
+		if cur.get('_tail', 0) > 0:
+			cur['_tail'] -= 1
+			cur['_log'].append(line)
+		elif len(cur['_log']) < 2000 or (line.startswith('#') and len(cur['_log']) < 20000):
 			cur['_log'].append(line)
 		rm = RESULT.match(line)
 		if rm and not cur['_ended']:
@@ -350,6 +358,7 @@ def judge(t):
 	stuck = t.pop('_stuck', None)
 	rc = t.pop('_rc', None)
 	log = t.pop('_log')
+	t.pop('_tail', None)
 	faults, sites = t.pop('_faults', 0), t.pop('_sites', {})
 	if faults:
 		# Faults dumped, not points: the dump skips __GFP_NOWARN ones.
