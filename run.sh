@@ -23,7 +23,7 @@ Kernel:
                        (e.g. /usr/bin/linux.uml); tests needing a missing
                        knob skip
   --profile NAME       default, or debug (adds KASAN, kmemleak, lockdep;
-                       needs --mem 64M or more)
+                       defaults to --mem 128M, needs 96M)
   --config FILE        extra Kconfig fragment, merged last (repeatable)
   --build-only         build kernel and tests, then stop
 
@@ -74,6 +74,10 @@ TOPDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$TOPDIR/runner/selfcheck.sh"
 
 readonly DEFAULT_MEM=64M
+# KASAN's shadow and kmemleak's pool: at 64M the debug kernel panics at boot
+# ("System is deadlocked on memory"), at 96M 12 MB are left free.
+readonly DEBUG_MEM=128M
+readonly DEBUG_MIN_MB=96
 readonly DEFAULT_RUN_TIMEOUT=3600
 readonly OOM_DIR="$TOPDIR/tools/testing/selftests/mm/oom"
 readonly FRAGMENTS=(base fault-injection memcg xfs detectors)
@@ -88,7 +92,7 @@ KERNEL=
 PROFILE=default
 EXTRA_CONFIGS=()
 BUILD_ONLY=0
-MEM=$DEFAULT_MEM
+MEM=
 FILTERS=()
 LIST=0
 TEST_TIMEOUT=
@@ -138,13 +142,17 @@ parse_args()
 	default | debug) ;;
 	*) die "$EXIT_USAGE" "--profile $PROFILE: use default or debug" ;;
 	esac
+	if [ -z "$MEM" ]; then
+		MEM=$DEFAULT_MEM
+		[ "$PROFILE" != debug ] || MEM=$DEBUG_MEM
+	fi
 	[[ "$MEM" =~ ^[0-9]+[MG]$ ]] ||
 		die "$EXIT_USAGE" "--mem $MEM: give a size like 64M or 1G"
 	MEM_MB=$(size_mb "$MEM")
 	[ "$MEM_MB" -ge 13 ] ||
 		die "$EXIT_USAGE" "--mem $MEM: UML needs at least 13M to boot"
-	if [ "$PROFILE" = debug ] && [ "$MEM_MB" -lt 64 ]; then
-		die "$EXIT_USAGE" "--profile debug needs --mem 64M or more (KASAN shadow, kmemleak pool)"
+	if [ "$PROFILE" = debug ] && [ "$MEM_MB" -lt "$DEBUG_MIN_MB" ]; then
+		die "$EXIT_USAGE" "--profile debug needs --mem ${DEBUG_MIN_MB}M or more (KASAN shadow, kmemleak pool)"
 	fi
 	[ -z "$TEST_TIMEOUT" ] || [[ "$TEST_TIMEOUT" =~ ^[1-9][0-9]*$ ]] ||
 		die "$EXIT_USAGE" "--timeout $TEST_TIMEOUT: give whole seconds"

@@ -162,7 +162,7 @@ check_cli()
 	expect_exit "cli: unknown option" 2 "unknown option '--bogus'" ./run.sh --bogus
 	expect_exit "cli: option without value" 2 "--mem needs a value" ./run.sh --mem
 	expect_exit "cli: bad --mem" 2 "--mem 12M: UML needs at least 13M" ./run.sh --mem 12M
-	expect_exit "cli: debug profile needs memory" 2 "needs --mem 64M" ./run.sh --profile debug --mem 32M
+	expect_exit "cli: debug profile needs memory" 2 "needs --mem 96M" ./run.sh --profile debug --mem 64M
 	expect_exit "cli: wrong --kernel-src" 2 "no such directory" ./run.sh --kernel-src /nonexistent/linux
 	expect_exit "cli: --kernel-src not a kernel tree" 2 "not a kernel tree" ./run.sh --kernel-src "$SCRATCH"
 	expect_exit "cli: --kernel not executable" 2 "not an executable" ./run.sh --kernel /etc/passwd
