@@ -149,4 +149,8 @@ build_tests()
 		tail -n 20 "$out/build.log" >&2
 		die "$EXIT_INFRA" "building the selftests failed: see $out/build.log"
 	fi
+	# What lib.mk's install would put beside them (TEST_FILES): fio jobs.
+	rm -rf "$out/fio"
+	cp -r "$TOPDIR/tools/testing/selftests/mm/oom/fio" "$out/fio" ||
+		die "$EXIT_INFRA" "cannot copy the fio jobs to $out"
 }
