@@ -219,7 +219,9 @@ boot_once()
 			break
 		fi
 		sleep 0.2
-	done
+	# bash reports a job that died of a signal ("Aborted": a guest panic
+	# makes UML abort) on stderr; the verdict is in the log already.
+	done 2>>"$RUN_TMP/shell-notices"
 	uml_stop
 	tee_stop
 	rm -f "$fifo"

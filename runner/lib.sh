@@ -11,10 +11,12 @@ readonly EXIT_INFRA=3	  # kernel build failed, UML did not boot
 readonly EXIT_MISSING=4	  # a required program or package is missing
 readonly EXIT_NOSPACE=5	  # no space left where the cache or output lives
 
-# Progress goes to stderr so stdout carries only KTAP, the table and totals.
+# Progress goes to stderr so stdout carries only KTAP, the table and totals:
+# to run.sh's own stderr (TTY_ERR, once main has saved it), even where a
+# stage has redirected fd 2.
 log()
 {
-	printf '%s\n' "toosmall: $*" >&2
+	printf '%s\n' "toosmall: $*" >&"${TTY_ERR:-2}"
 }
 
 # die CODE MESSAGE: one line that says what to do, then exit with CODE.
@@ -23,7 +25,7 @@ die()
 	local code=$1
 
 	shift
-	printf '%s\n' "toosmall: error: $*" >&2
+	printf '%s\n' "toosmall: error: $*" >&"${TTY_ERR:-2}"
 	exit "$code"
 }
 
