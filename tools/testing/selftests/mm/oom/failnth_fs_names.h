@@ -120,6 +120,65 @@ static bool check_open_creat(struct fs_ctx *fs, int ret, char *why, size_t size)
 	return true;
 }
 
+/*
+ * A directory whose inode chunk is full, so that the next create needs a
+ * new one: XFS allocates inodes 64 to a chunk and the root's chunk is the
+ * first, so fill it until an inode number ends a chunk (60 files on a
+ * fresh filesystem). tmpfs has no chunks; it gets 60 files all the same.
+ * chunk_names lists them as fs_names() does.
+ */
+#define CHUNK_FILES_MAX 192
+
+static char chunk_names[FS_NAMES_SIZE];
+
+static void prep_full_chunk(struct __test_metadata *_metadata,
+			    struct fs_ctx *fs)
+{
+	size_t used = 0;
+	struct stat st;
+	char name[8];
+	int i;
+
+	for (i = 0; i < CHUNK_FILES_MAX; i++) {
+		snprintf(name, sizeof(name), "c%03d", i);
+		ASSERT_EQ(0, fs_make_file(fs->dirfd, name, 0, 0));
+		ASSERT_EQ(0, fstatat(fs->dirfd, name, &st, 0));
+		used += snprintf(chunk_names + used, sizeof(chunk_names) - used,
+				 "%s%s", i ? "," : "", name);
+		if (fs->xfs ? st.st_ino % 64 == 63 : i == 59)
+			return;
+	}
+	ASSERT_TRUE(false)
+	TH_LOG("no inode ended a chunk in %d files", CHUNK_FILES_MAX);
+}
+
+/* A success added "a" (sorted first) and nothing else; a failure nothing. */
+static bool check_create_new_chunk(struct fs_ctx *fs, int ret, char *why,
+				   size_t size)
+{
+	static char want[FS_NAMES_SIZE + 2];
+	struct stat st, fd_st;
+
+	/* A failed create must leave the filesystem working, not shut down. */
+	if (syncfs(fs->dirfd)) {
+		snprintf(why, size, "syncfs after the create: %s (shut down?)",
+			 strerror(errno));
+		return false;
+	}
+	if (ret < 0)
+		return fs_names_are(fs->dirfd, chunk_names, why, size);
+	snprintf(want, sizeof(want), "a,%s", chunk_names);
+	if (!fs_names_are(fs->dirfd, want, why, size) ||
+	    !fs_file_is(fs->dirfd, "a", 0, 0, 1, 0, why, size))
+		return false;
+	if (fstatat(fs->dirfd, "a", &st, 0) || fstat(ret, &fd_st) ||
+	    st.st_ino != fd_st.st_ino) {
+		snprintf(why, size, "fd %d is not a", ret);
+		return false;
+	}
+	return true;
+}
+
 static int act_mkdir(struct fs_ctx *fs)
 {
 	return mkdirat(fs->dirfd, "d", 0700) ? -errno : 0;

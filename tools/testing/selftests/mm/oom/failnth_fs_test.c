@@ -83,6 +83,9 @@ FIXTURE_VARIANT(xfs)
 /* clang-format off */
 FS_SCENARIO(open_creat, .action = act_open_creat, .check = check_open_creat,
 	    .returns_fd = true, .tmpfs_errnos = tmpfs_create_errnos);
+FS_SCENARIO(create_new_chunk, .prepare = prep_full_chunk,
+	    .action = act_open_creat, .check = check_create_new_chunk,
+	    .returns_fd = true, .tmpfs_errnos = tmpfs_create_errnos);
 FS_SCENARIO(mkdir, .action = act_mkdir, .check = check_mkdir,
 	    .tmpfs_errnos = tmpfs_create_errnos);
 FS_SCENARIO(rmdir, .prepare = prep_d, .action = act_rmdir,
