@@ -46,7 +46,7 @@ export TOOSMALL_CACHE
 : "${CHECK_CASES:=reduced}"
 : "${CHECK_KNOWN_ISSUES:=$TOPDIR/known-issues}"
 # Bounds: the guest's whole run, and each host step.
-readonly UML_SECS=420 BUILD_SECS=900
+readonly UML_SECS=300 BUILD_SECS=600
 
 # The reduced set: "PROGRAM GLOB..." (runner names, as ./run.sh --list
 # prints them) for the programs that take minutes in full; the others run
@@ -64,7 +64,7 @@ FAILED=0
 WORK=
 CHILD=
 BOOTS=0
-declare -A CONSOLE
+declare -A CONSOLE DIED
 T0=$SECONDS
 K_GLOB=()
 K_STATUS=()
@@ -347,9 +347,14 @@ judge()
 	result=$(printf '%s\n' "$recs" | sed -n 's/^R [^ ]* //p' | tail -n 1)
 	want=$(wc -l <"$cases")
 	if [ -z "$result" ]; then
+		if ! grep -qx "# selftests: mm/oom: $prog" "$tap" 2>/dev/null; then
+			not_ok "$what" "not run${DIED[$step]:+: the guest died in ${DIED[$step]}}"
+			return
+		fi
+		DIED[$step]=$prog
 		not_ok "$what" "no result line: it did not finish (the guest died or stopped)" \
-			"$(grep -E 'Kernel panic|RIP:|BUG:|Oops|\] Call Trace|\]  \[<' "${CONSOLE[$step]:-/dev/null}" 2>/dev/null | head -n 8)" \
-			"last case started: $(sed -n "/^# selftests: mm\/oom: $prog\$/,\$p" "$tap" | grep '#  RUN' | tail -n 1)"
+			"last case started: $(sed -n "/^# selftests: mm\/oom: $prog\$/,\$p" "$tap" | grep '#  RUN' | tail -n 1 | sed 's/^# #  RUN *//')" \
+			"$(panic_excerpt "${CONSOLE[$step]:-}")"
 		return
 	fi
 	plan=$(printf '%s\n' "$recs" | awk '$1 == "P" { print $3 }' | tail -n 1)
@@ -404,6 +409,16 @@ judge()
 		not_ok "$what" "$want cases: $n_ok ok, $n_x known fail, $n_skip skip" \
 			"${bad[@]}" "${xfail[@]}" "${skips[@]}"
 	fi
+}
+
+# panic_excerpt CONSOLE: the panic (or the last splat) in a console log:
+# its RIP, the panic line and the first lines of its call trace.
+panic_excerpt()
+{
+	[ -r "$1" ] || return 0
+	awk '/RIP:/ { rip = $0 }
+		/Kernel panic|BUG:|Oops/ && !n { print rip; n = 1; print; next }
+		n && /\]  \[</ && n++ < 6 { print }' "$1"
 }
 
 # guest_script STEP...: the guest's part, each step writing OUT/STEP.tap
@@ -571,7 +586,7 @@ check_checkpatch()
 	fi
 	for p in "${PATCHES[@]}"; do
 		cd "$COPY" || exit 2
-		run 300 ./scripts/checkpatch.pl --strict --no-signoff \
+		run 120 ./scripts/checkpatch.pl --strict --no-signoff \
 			--ignore FILE_PATH_CHANGES,ENOSYS,STRNCPY --show-types --quiet "$p" >"$log" 2>&1
 		cd - >/dev/null || exit 2
 		out=$(awk -v patch="${p##*/}" '
@@ -626,7 +641,7 @@ check_install()
 {
 	local log=$WORK/install.log t missing=
 
-	if ! run 300 make -C "$COPY/tools/testing/selftests" install TARGETS=mm \
+	if ! run 120 make -C "$COPY/tools/testing/selftests" install TARGETS=mm \
 		KSFT_INSTALL_PATH="$GUEST/kselftest" >"$log" 2>&1; then
 		not_ok "make kselftest-install TARGETS=mm" "make failed" "$(tail -n 10 "$log")"
 		return
@@ -673,7 +688,8 @@ check_uml()
 		fi
 	else
 		not_ok "uml: make TARGETS=mm run_tests finished" "no end marker (run.sh exit $rc)" \
-			"$(tail -n 15 "$WORK/uml.log")"
+			"$(grep '^toosmall: error' "$WORK/uml.log" | head -n 3)" \
+			"$(tail -n 3 "$GUEST/make.tap" 2>/dev/null)"
 	fi
 	for p in "${OOM_TESTS[@]}"; do
 		judge make "$p" "uml: make run_tests: mm/oom:$p"
