@@ -201,7 +201,7 @@ class Reporters(unittest.TestCase):
 		run = toosmall.parse_log(['TOOSMALL-HOST: plan x.a other 5',
 					  'TOOSMALL:BEGIN x.a timeout=5', 'not ok 1 a',
 					  'TOOSMALL:END x.a rc=1'])
-		toosmall.apply_known(run, [('x.*', 'fail', 'F1', 'a finding')])
+		toosmall.apply_known(run, [('x.*', 'fail', 'F1', 'a finding', None)])
 		line, bad = toosmall.totals_line(run)
 		self.assertEqual(0, bad)
 		self.assertIn('1 xfail', line)
@@ -211,8 +211,24 @@ class Reporters(unittest.TestCase):
 		run = toosmall.parse_log(['TOOSMALL-HOST: plan x.a other 5',
 					  'TOOSMALL:BEGIN x.a timeout=5',
 					  'TOOSMALL-HOST: hang x.a after its deadline'])
-		toosmall.apply_known(run, [('x.*', 'fail', 'F1', 'a finding')])
+		toosmall.apply_known(run, [('x.*', 'fail', 'F1', 'a finding', None)])
 		self.assertEqual(1, toosmall.totals_line(run)[1])
+
+
+	def test_known_issue_signature_must_match(self):
+		lines = ['TOOSMALL-HOST: plan x.a other 5', 'TOOSMALL:BEGIN x.a timeout=5',
+			 '[    1.0] Kernel panic - not syncing: Kernel mode fault at addr 0x40e, ip 0x6002407b']
+		with open(os.path.join(os.environ.get('TMPDIR', '/tmp'), 'known-%d' % os.getpid()), 'w+') as f:
+			f.write('x.*\tcrash\tF2\t/addr 0x40e/ fork\n')
+			f.flush()
+			known = toosmall.load_known(f.name)
+		os.unlink(f.name)
+		run = toosmall.parse_log(lines)
+		toosmall.apply_known(run, known)
+		self.assertIn('xfail', run['tests'][0])
+		run = toosmall.parse_log([l.replace('0x40e', '0x0') for l in lines])
+		toosmall.apply_known(run, known)
+		self.assertNotIn('xfail', run['tests'][0])
 
 
 def check_run(outdir, known_path):
@@ -223,7 +239,7 @@ def check_run(outdir, known_path):
 		if os.path.exists(os.path.join(TOP, 'FINDINGS.md')) else ''
 	known = toosmall.load_known(known_path) if os.path.exists(known_path) else []
 	problems = []
-	for glob_, status, fid, _ in known:
+	for glob_, status, fid, _, _ in known:
 		if not re.search(r'^#+ *%s\b' % re.escape(fid), findings, re.M):
 			problems.append('known-issues names %s, which FINDINGS.md lacks' % fid)
 	if not run['tests']:

@@ -424,8 +424,9 @@ def failure_reason(log):
 # ----------------------------------------------------------- known issues --
 
 def load_known(path):
-	"""Lines 'GLOB STATUS FINDING-ID free text': a test matching GLOB whose
-	verdict is STATUS is the written-up finding FINDING-ID (FINDINGS.md)."""
+	"""Lines 'GLOB STATUS FINDING-ID [/REGEX/] free text': a test matching
+	GLOB whose verdict is STATUS (and whose reason or a splat title matches
+	REGEX, when given) is the written-up finding FINDING-ID (FINDINGS.md)."""
 	known = []
 	with open(path) as f:
 		for n, line in enumerate(f, 1):
@@ -435,7 +436,18 @@ def load_known(path):
 			parts = line.split(None, 3)
 			if len(parts) < 3 or parts[1] not in STATUSES:
 				raise SystemExit('%s:%d: want "GLOB STATUS FINDING [text]"' % (path, n))
-			known.append((parts[0], parts[1], parts[2], parts[3] if len(parts) > 3 else ''))
+			text = parts[3] if len(parts) > 3 else ''
+			sig = None
+			if text.startswith('/'):
+				end = text.find('/', 1)
+				if end < 0:
+					raise SystemExit('%s:%d: unterminated /REGEX/' % (path, n))
+				try:
+					sig = re.compile(text[1:end])
+				except re.error as e:
+					raise SystemExit('%s:%d: bad /REGEX/: %s' % (path, n, e))
+				text = text[end + 1:].strip()
+			known.append((parts[0], parts[1], parts[2], text, sig))
 	return known
 
 
@@ -443,10 +455,14 @@ def apply_known(run, known):
 	"""A test is XFAIL when a line matches both its name and its status: a
 	test that can end two ways, each a finding, has a line for each."""
 	for t in run['tests']:
-		for glob, status, fid, text in known:
-			if fnmatch.fnmatchcase(t['name'], glob) and t['status'] == status:
-				t['xfail'] = '%s %s' % (fid, text)
-				break
+		seen = [t['reason']] + [sp['title'] for sp in t['splats']]
+		for glob, status, fid, text, sig in known:
+			if not fnmatch.fnmatchcase(t['name'], glob) or t['status'] != status:
+				continue
+			if sig and not any(sig.search(x) for x in seen):
+				continue
+			t['xfail'] = '%s %s' % (fid, text)
+			break
 	run['totals']['xfail'] = sum(1 for t in run['tests'] if 'xfail' in t)
 
 
