@@ -418,15 +418,20 @@ check_uml_selfcheck()
 # (upstream/check.sh prints one ok/not ok line per check).
 check_upstream()
 {
-	local line
+	local line rc='' bad=0
 
 	while IFS= read -r line; do
 		case "$line" in
 		"ok "*) ok "upstream: ${line#ok }" ;;
-		"not ok "*) not_ok "upstream: ${line#not ok }" ;;
+		"not ok "*) not_ok "upstream: ${line#not ok }"; bad=1 ;;
 		"#"*) echo "$line" ;;
+		"upstream-check-rc="*) rc=${line#*=} ;;
 		esac
-	done < <(run_bounded 1500 upstream/check.sh 2>&1)
+	done < <(run_bounded 900 upstream/check.sh 2>&1; echo "upstream-check-rc=$?")
+	# A check that died without saying which step failed still fails.
+	[ "$rc" = 0 ] || [ "$bad" = 1 ] ||
+		not_ok "upstream: upstream/check.sh finished" \
+			"exit ${rc:-none} with no failed check (stopped at its 900 s bound?)"
 }
 
 main()
