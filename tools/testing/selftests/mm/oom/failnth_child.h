@@ -31,7 +31,8 @@
  * killed (points = success + short + errno + killed), and one line with
  * the fatal signals:
  *
- *   # failnth <scenario>.<mode>: points=.. success=.. short=.. errno=.. killed=.. wrong=.. secs=.. (ENOMEM:..)
+ *   # failnth <scenario>.<mode>: points=.. success=.. short=.. errno=..
+ *     killed=.. wrong=.. secs=.. (ENOMEM:..)    (one line)
  *   # failnth_fate <scenario>.<mode>: exited=.. killed=.. sigsegv=..
  */
 
@@ -245,10 +246,10 @@ static int failnth_child_trace(const struct failnth_child_scenario *sc,
 	if (err)
 		return err;
 	if (info->si_code != CLD_TRAPPED || info->si_status != SIGSTOP) {
-		snprintf(
-			why, size,
-			"child did not stop before its action (code %d status %d)",
-			info->si_code, info->si_status);
+		const char *fmt =
+			"child did not stop before its action (code %d status %d)";
+
+		snprintf(why, size, fmt, info->si_code, info->si_status);
 		return -EPROTO;
 	}
 	if (ptrace(PTRACE_SETOPTIONS, pid, NULL,
@@ -292,6 +293,8 @@ static int failnth_child_point(struct __test_metadata *_metadata,
 	struct failnth_child_report rep = {};
 	char why[512] = "", name[16], path[64];
 	int pipefd[2], nth_fd, err, fired = -1, ret = 0, sig = 0;
+	const char *early_exit =
+		"child exited %d before reporting (1: setup, 2: fail-nth, 3: prepare)";
 	const char *outcome = "?";
 	bool ok = true, execed = false;
 	siginfo_t info;
@@ -330,12 +333,13 @@ static int failnth_child_point(struct __test_metadata *_metadata,
 		err = failnth_child_wait(pid, WEXITED, &info,
 					 FAILNTH_CHILD_POINT_S);
 	if (err == -ETIMEDOUT) {
+		const char *fmt =
+			"stall: %s: n=%d: the child did not finish within %ds\n";
+
 		failnth_child_kill(pid);
 		close(nth_fd);
 		close(pipefd[0]);
-		ksft_print_msg(
-			"stall: %s: n=%d: the child did not finish within %ds\n",
-			sc->name, n, FAILNTH_CHILD_POINT_S);
+		ksft_print_msg(fmt, sc->name, n, FAILNTH_CHILD_POINT_S);
 		EXPECT_NE(-ETIMEDOUT, err);
 		cs->st.wrong++;
 		return -1;
@@ -364,18 +368,16 @@ static int failnth_child_point(struct __test_metadata *_metadata,
 		outcome = "success";
 		if (info.si_code != CLD_EXITED ||
 		    info.si_status != sc->exec_code) {
-			snprintf(
-				why, sizeof(why),
-				"the new image ended with code %d status %d, not exit %d",
-				info.si_code, info.si_status, sc->exec_code);
+			const char *fmt =
+				"the new image ended with code %d status %d, not exit %d";
+
+			snprintf(why, sizeof(why), fmt, info.si_code,
+				 info.si_status, sc->exec_code);
 			ok = false;
 		}
 	} else if (info.si_code == CLD_EXITED) {
 		if (info.si_status || len != sizeof(rep)) {
-			snprintf(
-				why, sizeof(why),
-				"child exited %d before reporting (1: setup, 2: fail-nth, 3: prepare)",
-				info.si_status);
+			snprintf(why, sizeof(why), early_exit, info.si_status);
 			EXPECT_TRUE(false)
 			{
 				TH_LOG("%s: n=%d: %s", sc->name, n, why);
@@ -439,6 +441,9 @@ static int failnth_child_point(struct __test_metadata *_metadata,
 	return fired;
 }
 
+static const char failnth_child_summary_fmt[] =
+	"failnth %s.%s: points=%d success=%d short=%d errno=%d killed=%d wrong=%d secs=%.3f (%s)\n";
+
 static void failnth_child_summary(const struct failnth_child_scenario *sc,
 				  enum failnth_mode mode,
 				  const struct failnth_child_stats *cs,
@@ -450,18 +455,20 @@ static void failnth_child_summary(const struct failnth_child_scenario *sc,
 	int i;
 
 	hist[0] = '\0';
-	for (i = 0; i < st->nr_seen && len < sizeof(hist); i++)
-		len += snprintf(
-			hist + len, sizeof(hist) - len, "%s%s:%d", i ? " " : "",
-			failnth_errno_name(st->seen[i].err, name, sizeof(name)),
-			st->seen[i].count);
+	for (i = 0; i < st->nr_seen && len < sizeof(hist); i++) {
+		const char *ename =
+			failnth_errno_name(st->seen[i].err, name, sizeof(name));
+
+		len += snprintf(hist + len, sizeof(hist) - len, "%s%s:%d",
+				i ? " " : "", ename, st->seen[i].count);
+	}
 	if (st->other && len < sizeof(hist))
 		snprintf(hist + len, sizeof(hist) - len, "%sother:%d",
 			 len ? " " : "", st->other);
-	ksft_print_msg(
-		"failnth %s.%s: points=%d success=%d short=%d errno=%d killed=%d wrong=%d secs=%.3f (%s)\n",
-		sc->name, failnth_mode_name[mode], st->points, st->success,
-		st->shorts, st->errnos, cs->killed, st->wrong, secs, hist);
+	ksft_print_msg(failnth_child_summary_fmt, sc->name,
+		       failnth_mode_name[mode], st->points, st->success,
+		       st->shorts, st->errnos, cs->killed, st->wrong, secs,
+		       hist);
 	len = 0;
 	fates[0] = '\0';
 	for (i = 1; i < NSIG && len < sizeof(fates); i++) {
@@ -493,18 +500,20 @@ static void failnth_child_sweep(struct __test_metadata *_metadata,
 	struct failnth_child_stats cs = {};
 	bool timed_out = false;
 	struct timespec start;
-	int n = 1, last = FAILNTH_MAX_POINTS, fired = 1, err;
+	int n = 1, last = FAILNTH_MAX_POINTS, fired = 1, verbose, err;
 
 	clock_gettime(CLOCK_MONOTONIC, &start);
-	err = failnth_knobs_set(
-		mode, failnth_env("FAILNTH_SITES") ? 2 : sc->fault_verbose);
+	verbose = failnth_env("FAILNTH_SITES") ? 2 : sc->fault_verbose;
+	err = failnth_knobs_set(mode, verbose);
 	ASSERT_EQ(0, err)
 	{
 		TH_LOG("%s: setting the failslab and fail_page_alloc knobs: %s",
 		       sc->name, strerror(-err));
 	}
-	if (only && atoi(only) > 0)
-		n = last = atoi(only);
+	if (only && atoi(only) > 0) {
+		n = atoi(only);
+		last = n;
+	}
 	for (; n <= last && fired > 0; n++) {
 		if (failnth_elapsed(&start) > sc->deadline_s) {
 			timed_out = true;

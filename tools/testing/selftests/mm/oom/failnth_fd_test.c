@@ -347,10 +347,10 @@ static bool timerfd_check(struct fd_ctx *c, int ret, char *why, size_t size)
 		return true;
 	nr = poll(&pfd, 1, TIMER_WAIT_MS);
 	if (nr != 1) {
-		snprintf(
-			why, size,
-			"timer set to 1 ms not fired after %d ms (poll gave %d)",
-			TIMER_WAIT_MS, nr);
+		const char *fmt =
+			"timer set to 1 ms not fired after %d ms (poll gave %d)";
+
+		snprintf(why, size, fmt, TIMER_WAIT_MS, nr);
 		return false;
 	}
 	if (!read_u64(ret, 1, "fired timerfd", why, size))
@@ -398,12 +398,13 @@ static bool inotify_reports(struct fd_ctx *c, int ifd, int wd, char *why,
 	if (len < (ssize_t)sizeof(*ev) ||
 	    len != (ssize_t)(sizeof(*ev) + ev->len) || ev->wd != wd ||
 	    ev->mask != IN_CREATE || !ev->len || strcmp(ev->name, EVENT_NAME)) {
-		snprintf(
-			why, size,
-			"inotify read gave %zd bytes: wd %d (expected %d), mask 0x%x, name \"%s\"",
-			len, len >= (ssize_t)sizeof(*ev) ? ev->wd : -1, wd,
-			len >= (ssize_t)sizeof(*ev) ? ev->mask : 0,
-			len > (ssize_t)sizeof(*ev) ? ev->name : "");
+		const char *fmt =
+			"inotify read gave %zd bytes: wd %d (expected %d), mask 0x%x, name \"%s\"";
+
+		snprintf(why, size, fmt, len,
+			 len >= (ssize_t)sizeof(*ev) ? ev->wd : -1, wd,
+			 len >= (ssize_t)sizeof(*ev) ? ev->mask : 0,
+			 len > (ssize_t)sizeof(*ev) ? ev->name : "");
 		return false;
 	}
 	return true;
@@ -568,14 +569,15 @@ FIXTURE_SETUP(fd_object)
 	struct fd_ctx *c = &self->ctx;
 	int err;
 
-	c->dirfd = c->fd = c->efd = -1;
+	c->dirfd = -1;
+	c->fd = -1;
+	c->efd = -1;
 	c->masked = false;
 	c->op = &variant->op;
 	if (missing)
 		SKIP(return, "%s", missing);
 	if (unshare(CLONE_NEWNS))
-		SKIP(return, "cannot unshare the mount namespace: %s",
-			   strerror(errno));
+		SKIP(return, "cannot unshare the mount namespace: %m");
 	ASSERT_EQ(0, mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
 	{
 		TH_LOG("making / private: %s", strerror(errno));
@@ -607,7 +609,8 @@ static void fd_close_all(struct fd_ctx *c)
 		close(c->fd);
 	if (c->efd >= 0)
 		close(c->efd);
-	c->fd = c->efd = -1;
+	c->fd = -1;
+	c->efd = -1;
 }
 
 FIXTURE_TEARDOWN(fd_object)

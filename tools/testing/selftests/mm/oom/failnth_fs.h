@@ -51,7 +51,7 @@ struct fs_xfs_eofblocks {
 };
 
 #define FS_XFS_EOFBLOCKS_VERSION 1
-#define FS_XFS_EOF_FLAGS_SYNC (1 << 0)
+#define FS_XFS_EOF_FLAGS_SYNC 0x1
 #define FS_XFS_IOC_FREE_EOFBLOCKS _IOR('X', 58, struct fs_xfs_eofblocks)
 
 /* Bound on a directory listing in names_in(). */
@@ -186,6 +186,9 @@ static int fs_make_file(int dirfd, const char *name, size_t len, int seed)
 	return err;
 }
 
+#define FS_FILE_IS_FMT \
+	"%s: mode 0%o size %lld links %lu inode %lu, want a file of %llu bytes, %lu links, inode %lu"
+
 /*
  * Whether @name is a regular file of @len bytes of content @seed, with
  * @nlink links (and inode @ino unless 0).
@@ -206,13 +209,10 @@ static bool fs_file_is(int dirfd, const char *name, uint64_t len, int seed,
 	}
 	if (!S_ISREG(st.st_mode) || st.st_size != (off_t)len ||
 	    st.st_nlink != nlink || (ino && st.st_ino != ino)) {
-		snprintf(
-			why, size,
-			"%s: mode 0%o size %lld links %lu inode %lu, want a file of %llu bytes, %lu links, inode %lu",
-			name, st.st_mode, (long long)st.st_size,
-			(unsigned long)st.st_nlink, (unsigned long)st.st_ino,
-			(unsigned long long)len, (unsigned long)nlink,
-			(unsigned long)ino);
+		snprintf(why, size, FS_FILE_IS_FMT, name, st.st_mode,
+			 (long long)st.st_size, (unsigned long)st.st_nlink,
+			 (unsigned long)st.st_ino, (unsigned long long)len,
+			 (unsigned long)nlink, (unsigned long)ino);
 		close(fd);
 		return false;
 	}
@@ -385,13 +385,13 @@ static bool fs_settled(void *arg, char *why, size_t size)
 	}
 	if (sfs.f_ffree != fs->fresh.f_ffree ||
 	    sfs.f_bfree != fs->fresh.f_bfree) {
-		snprintf(
-			why, size,
-			"%llu free inodes and %llu free blocks, %llu and %llu when fresh",
-			(unsigned long long)sfs.f_ffree,
-			(unsigned long long)sfs.f_bfree,
-			(unsigned long long)fs->fresh.f_ffree,
-			(unsigned long long)fs->fresh.f_bfree);
+		const char *fmt =
+			"%llu free inodes and %llu free blocks, %llu and %llu when fresh";
+
+		snprintf(why, size, fmt, (unsigned long long)sfs.f_ffree,
+			 (unsigned long long)sfs.f_bfree,
+			 (unsigned long long)fs->fresh.f_ffree,
+			 (unsigned long long)fs->fresh.f_bfree);
 		return false;
 	}
 	return fs_root_links(fs, 0, why, size);

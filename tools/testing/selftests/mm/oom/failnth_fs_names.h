@@ -264,6 +264,9 @@ static bool check_link(struct fs_ctx *fs, int ret, char *why, size_t size)
 	       fs_file_is(fs->dirfd, "b", A_LEN, 1, 2, fs->ino_a, why, size);
 }
 
+#define S_LINKS_TO_FMT \
+	"s: mode 0%o size %lld links %lu reads %zd bytes \"%.40s\", want a link of %zu bytes to \"%.40s\""
+
 /* Whether "s" is a symlink to @target. */
 static bool s_links_to(struct fs_ctx *fs, const char *target, char *why,
 		       size_t size)
@@ -281,12 +284,9 @@ static bool s_links_to(struct fs_ctx *fs, const char *target, char *why,
 	if (!S_ISLNK(st.st_mode) || st.st_size != (off_t)len ||
 	    st.st_nlink != 1 || ret != (ssize_t)len ||
 	    memcmp(got, target, len)) {
-		snprintf(
-			why, size,
-			"s: mode 0%o size %lld links %lu reads %zd bytes \"%.40s\", want a link of %zu bytes to \"%.40s\"",
-			st.st_mode, (long long)st.st_size,
-			(unsigned long)st.st_nlink, ret, ret > 0 ? got : "",
-			len, target);
+		snprintf(why, size, S_LINKS_TO_FMT, st.st_mode,
+			 (long long)st.st_size, (unsigned long)st.st_nlink, ret,
+			 ret > 0 ? got : "", len, target);
 		return false;
 	}
 	return true;

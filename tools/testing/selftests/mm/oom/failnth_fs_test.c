@@ -70,69 +70,147 @@ FIXTURE_VARIANT(xfs)
 	const struct fs_op *op;
 };
 
-/* One scenario, on both filesystems. */
+/*
+ * One scenario's fs_op; a variant of each fixture below runs it, on
+ * tmpfs and on XFS.
+ */
 /* clang-format off */
 #define FS_SCENARIO(_name, ...)						\
 	static const struct fs_op fs_op_##_name = {			\
 		.name = #_name, __VA_ARGS__				\
-	};								\
-	FIXTURE_VARIANT_ADD(tmpfs, _name) { .op = &fs_op_##_name };	\
-	FIXTURE_VARIANT_ADD(xfs, _name) { .op = &fs_op_##_name }
+	}
 /* clang-format on */
 
 /* clang-format off */
 FS_SCENARIO(open_creat, .action = act_open_creat, .check = check_open_creat,
 	    .returns_fd = true, .tmpfs_errnos = tmpfs_create_errnos);
+FIXTURE_VARIANT_ADD(tmpfs, open_creat) { .op = &fs_op_open_creat };
+FIXTURE_VARIANT_ADD(xfs, open_creat) { .op = &fs_op_open_creat };
+
 FS_SCENARIO(create_new_chunk, .prepare = prep_full_chunk,
 	    .action = act_open_creat, .check = check_create_new_chunk,
 	    .returns_fd = true, .tmpfs_errnos = tmpfs_create_errnos);
+FIXTURE_VARIANT_ADD(tmpfs, create_new_chunk) { .op = &fs_op_create_new_chunk };
+FIXTURE_VARIANT_ADD(xfs, create_new_chunk) { .op = &fs_op_create_new_chunk };
+
 FS_SCENARIO(mkdir, .action = act_mkdir, .check = check_mkdir,
 	    .tmpfs_errnos = tmpfs_create_errnos);
+FIXTURE_VARIANT_ADD(tmpfs, mkdir) { .op = &fs_op_mkdir };
+FIXTURE_VARIANT_ADD(xfs, mkdir) { .op = &fs_op_mkdir };
+
 FS_SCENARIO(rmdir, .prepare = prep_d, .action = act_rmdir,
 	    .check = check_rmdir);
+FIXTURE_VARIANT_ADD(tmpfs, rmdir) { .op = &fs_op_rmdir };
+FIXTURE_VARIANT_ADD(xfs, rmdir) { .op = &fs_op_rmdir };
+
 FS_SCENARIO(unlink, .prepare = prep_a, .action = act_unlink,
 	    .check = check_unlink);
+FIXTURE_VARIANT_ADD(tmpfs, unlink) { .op = &fs_op_unlink };
+FIXTURE_VARIANT_ADD(xfs, unlink) { .op = &fs_op_unlink };
+
 FS_SCENARIO(rename, .prepare = prep_ab, .action = act_rename,
 	    .check = check_rename);
+FIXTURE_VARIANT_ADD(tmpfs, rename) { .op = &fs_op_rename };
+FIXTURE_VARIANT_ADD(xfs, rename) { .op = &fs_op_rename };
+
 FS_SCENARIO(rename_exchange, .prepare = prep_ab,
 	    .action = act_rename_exchange, .check = check_rename_exchange);
+FIXTURE_VARIANT_ADD(tmpfs, rename_exchange) { .op = &fs_op_rename_exchange };
+FIXTURE_VARIANT_ADD(xfs, rename_exchange) { .op = &fs_op_rename_exchange };
+
 FS_SCENARIO(link, .prepare = prep_a, .action = act_link,
 	    .check = check_link);
+FIXTURE_VARIANT_ADD(tmpfs, link) { .op = &fs_op_link };
+FIXTURE_VARIANT_ADD(xfs, link) { .op = &fs_op_link };
+
 FS_SCENARIO(symlink, .action = act_symlink, .check = check_symlink,
 	    .tmpfs_errnos = tmpfs_create_errnos);
+FIXTURE_VARIANT_ADD(tmpfs, symlink) { .op = &fs_op_symlink };
+FIXTURE_VARIANT_ADD(xfs, symlink) { .op = &fs_op_symlink };
+
 FS_SCENARIO(symlink_short, .action = act_symlink_short,
 	    .check = check_symlink_short, .tmpfs_errnos = tmpfs_create_errnos);
+FIXTURE_VARIANT_ADD(tmpfs, symlink_short) { .op = &fs_op_symlink_short };
+FIXTURE_VARIANT_ADD(xfs, symlink_short) { .op = &fs_op_symlink_short };
+
 FS_SCENARIO(readlink, .prepare = prep_s, .action = act_readlink,
 	    .check = check_readlink, .full = LINK_LONG_LEN);
+FIXTURE_VARIANT_ADD(tmpfs, readlink) { .op = &fs_op_readlink };
+FIXTURE_VARIANT_ADD(xfs, readlink) { .op = &fs_op_readlink };
+
 FS_SCENARIO(getdents, .prepare = prep_dents, .action = act_getdents,
 	    .check = check_getdents, .full = DENTS_NR + 2);
+FIXTURE_VARIANT_ADD(tmpfs, getdents) { .op = &fs_op_getdents };
+FIXTURE_VARIANT_ADD(xfs, getdents) { .op = &fs_op_getdents };
+
 FS_SCENARIO(truncate_grow, .prepare = prep_a, .action = act_truncate_grow,
 	    .check = check_truncate_grow);
+FIXTURE_VARIANT_ADD(tmpfs, truncate_grow) { .op = &fs_op_truncate_grow };
+FIXTURE_VARIANT_ADD(xfs, truncate_grow) { .op = &fs_op_truncate_grow };
+
 FS_SCENARIO(truncate_shrink, .prepare = prep_long_a,
 	    .action = act_truncate_shrink, .check = check_truncate_shrink);
+FIXTURE_VARIANT_ADD(tmpfs, truncate_shrink) { .op = &fs_op_truncate_shrink };
+FIXTURE_VARIANT_ADD(xfs, truncate_shrink) { .op = &fs_op_truncate_shrink };
+
 FS_SCENARIO(fallocate, .prepare = prep_a_open, .action = act_fallocate,
 	    .check = check_fallocate);
+FIXTURE_VARIANT_ADD(tmpfs, fallocate) { .op = &fs_op_fallocate };
+FIXTURE_VARIANT_ADD(xfs, fallocate) { .op = &fs_op_fallocate };
+
 FS_SCENARIO(write_4k, .prepare = prep_write, .action = act_write,
 	    .check = check_write, .full = 4096);
+FIXTURE_VARIANT_ADD(tmpfs, write_4k) { .op = &fs_op_write_4k };
+FIXTURE_VARIANT_ADD(xfs, write_4k) { .op = &fs_op_write_4k };
+
 FS_SCENARIO(write_64k, .prepare = prep_write, .action = act_write,
 	    .check = check_write, .full = 64 * 1024);
+FIXTURE_VARIANT_ADD(tmpfs, write_64k) { .op = &fs_op_write_64k };
+FIXTURE_VARIANT_ADD(xfs, write_64k) { .op = &fs_op_write_64k };
+
 FS_SCENARIO(write_1m, .prepare = prep_write, .action = act_write,
 	    .check = check_write, .full = 1024 * 1024);
+FIXTURE_VARIANT_ADD(tmpfs, write_1m) { .op = &fs_op_write_1m };
+FIXTURE_VARIANT_ADD(xfs, write_1m) { .op = &fs_op_write_1m };
+
 FS_SCENARIO(pwritev, .prepare = prep_write, .action = act_pwritev,
 	    .check = check_write, .full = PWRITEV_LEN);
+FIXTURE_VARIANT_ADD(tmpfs, pwritev) { .op = &fs_op_pwritev };
+FIXTURE_VARIANT_ADD(xfs, pwritev) { .op = &fs_op_pwritev };
+
 FS_SCENARIO(fsync, .prepare = prep_fsync, .action = act_fsync,
 	    .check = check_fsync,
 	    /* mm/shmem.c: shmem_file_operations has .fsync = noop_fsync. */
 	    .tmpfs_skip = "tmpfs fsync is noop_fsync: no allocation to fail");
+FIXTURE_VARIANT_ADD(tmpfs, fsync) { .op = &fs_op_fsync };
+FIXTURE_VARIANT_ADD(xfs, fsync) { .op = &fs_op_fsync };
+
 FS_SCENARIO(setxattr, .prepare = prep_keep, .action = act_setxattr,
 	    .check = check_setxattr);
+FIXTURE_VARIANT_ADD(tmpfs, setxattr) { .op = &fs_op_setxattr };
+FIXTURE_VARIANT_ADD(xfs, setxattr) { .op = &fs_op_setxattr };
+
 FS_SCENARIO(getxattr, .prepare = prep_keep_big, .action = act_getxattr,
 	    .check = check_getxattr, .full = XATTR_LEN);
+FIXTURE_VARIANT_ADD(tmpfs, getxattr) { .op = &fs_op_getxattr };
+FIXTURE_VARIANT_ADD(xfs, getxattr) { .op = &fs_op_getxattr };
+
 FS_SCENARIO(listxattr, .prepare = prep_four, .action = act_listxattr,
 	    .check = check_listxattr, .full = LIST_LEN);
+FIXTURE_VARIANT_ADD(tmpfs, listxattr) { .op = &fs_op_listxattr };
+FIXTURE_VARIANT_ADD(xfs, listxattr) { .op = &fs_op_listxattr };
+
 FS_SCENARIO(removexattr, .prepare = prep_keep_big,
 	    .action = act_removexattr, .check = check_removexattr);
+FIXTURE_VARIANT_ADD(tmpfs, removexattr) { .op = &fs_op_removexattr };
+FIXTURE_VARIANT_ADD(xfs, removexattr) { .op = &fs_op_removexattr };
 /* clang-format on */
+
+/* Skip reasons too long for a return line. */
+#define REASON_NO_DEV \
+	"set OOM_SCRATCH_DEV to a spare block device of >= 300 MB that may be formatted"
+#define REASON_NOT_BLOCK \
+	"OOM_SCRATCH_DEV is not a block device: set it to a spare one of >= 300 MB that may be formatted"
 
 /* Formats the scratch device, or says why a person cannot here. */
 static const char *xfs_format(struct __test_metadata *_metadata,
@@ -145,9 +223,9 @@ static const char *xfs_format(struct __test_metadata *_metadata,
 	int ret;
 
 	if (!dev || !*dev)
-		return "set OOM_SCRATCH_DEV to a spare block device of >= 300 MB that may be formatted";
+		return REASON_NO_DEV;
 	if (stat(dev, &st) || !S_ISBLK(st.st_mode))
-		return "OOM_SCRATCH_DEV is not a block device: set it to a spare one of >= 300 MB that may be formatted";
+		return REASON_NOT_BLOCK;
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	ret = fs_run(argv, 60);
 	if (ret == 127)
@@ -378,6 +456,7 @@ TEST_F_TIMEOUT(tmpfs, page, SWEEP_TIMEOUT)
 {
 	tmpfs_run(_metadata, self, variant, FAILNTH_PAGE);
 }
+
 /* The sweep over every slab and page-allocator point. */
 TEST_F_TIMEOUT(xfs, both, SWEEP_TIMEOUT)
 {

@@ -171,10 +171,10 @@ static bool file_holds(int fd, const char *expect, size_t len, char *why,
 	}
 	ret = pread(fd, back, len, 0);
 	if (ret != (ssize_t)len || memcmp(back, expect, len)) {
-		snprintf(
-			why, size,
-			"file does not read back as written (%zd of %zu bytes)",
-			ret, len);
+		const char *fmt =
+			"file does not read back as written (%zd of %zu bytes)";
+
+		snprintf(why, size, fmt, ret, len);
 		return false;
 	}
 	return true;
@@ -189,7 +189,8 @@ static size_t moved(int ret)
 /* pipe2(): the fds are only written on success. */
 static void pipe2_prepare(struct __test_metadata *_metadata, struct pipe_ctx *c)
 {
-	c->p[0] = c->p[1] = -1;
+	c->p[0] = -1;
+	c->p[1] = -1;
 }
 
 static int pipe2_action(struct pipe_ctx *c)
@@ -485,8 +486,13 @@ FIXTURE_SETUP(pipe)
 	const char *what;
 	int err, i;
 
-	c->dirfd = c->file = c->direct = -1;
-	c->p[0] = c->p[1] = c->q[0] = c->q[1] = -1;
+	c->dirfd = -1;
+	c->file = -1;
+	c->direct = -1;
+	c->p[0] = -1;
+	c->p[1] = -1;
+	c->q[0] = -1;
+	c->q[1] = -1;
 	if (missing)
 		SKIP(return, "%s", missing);
 	data = mmap(NULL, LEN, PROT_READ | PROT_WRITE,
@@ -499,8 +505,7 @@ FIXTURE_SETUP(pipe)
 	for (i = 0; i < LEN; i++)
 		data[i] = i * 131 + i / 4096;
 	if (unshare(CLONE_NEWNS))
-		SKIP(return, "cannot unshare the mount namespace: %s",
-			   strerror(errno));
+		SKIP(return, "cannot unshare the mount namespace: %m");
 	ASSERT_EQ(0, mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
 	{
 		TH_LOG("making / private: %s", strerror(errno));
@@ -543,7 +548,9 @@ fail:
 		close(c->file);
 	if (c->dirfd >= 0)
 		close(c->dirfd);
-	c->dirfd = c->file = c->direct = -1;
+	c->dirfd = -1;
+	c->file = -1;
+	c->direct = -1;
 	umount2(TMPFS_DIR, MNT_DETACH);
 	ASSERT_EQ(0, err)
 	{
@@ -625,13 +632,13 @@ static bool pipe_settled(void *arg, char *why, size_t size)
 	}
 	if (sfs.f_bfree != c->fresh.f_bfree ||
 	    sfs.f_ffree != c->fresh.f_ffree) {
-		snprintf(
-			why, size,
-			"tmpfs has %llu free blocks, %llu free inodes; %llu, %llu when fresh",
-			(unsigned long long)sfs.f_bfree,
-			(unsigned long long)sfs.f_ffree,
-			(unsigned long long)c->fresh.f_bfree,
-			(unsigned long long)c->fresh.f_ffree);
+		const char *fmt =
+			"tmpfs has %llu free blocks, %llu free inodes; %llu, %llu when fresh";
+
+		snprintf(why, size, fmt, (unsigned long long)sfs.f_bfree,
+			 (unsigned long long)sfs.f_ffree,
+			 (unsigned long long)c->fresh.f_bfree,
+			 (unsigned long long)c->fresh.f_ffree);
 		return false;
 	}
 	return true;

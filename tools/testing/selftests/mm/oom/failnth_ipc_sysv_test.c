@@ -140,6 +140,8 @@ static bool id_in(int id, const int *ids, int nr)
 static bool listed_as_before(struct sysv_ctx *c, int id, const char *when,
 			     char *why, size_t size)
 {
+	const char *unexpected =
+		"%s: %s lists id %d, neither %s nor listed before the sweep";
 	int now[MAX_IDS], nr, i, extra = id >= 0;
 
 	nr = read_ids(c->op->proc, now, MAX_IDS);
@@ -151,11 +153,8 @@ static bool listed_as_before(struct sysv_ctx *c, int id, const char *when,
 	for (i = 0; i < nr; i++) {
 		if (now[i] == id || id_in(now[i], c->before, c->nr_before))
 			continue;
-		snprintf(
-			why, size,
-			"%s: %s lists id %d, neither %s nor listed before the sweep",
-			when, c->op->proc, now[i],
-			id >= 0 ? "the new one" : "removed");
+		snprintf(why, size, unexpected, when, c->op->proc, now[i],
+			 id >= 0 ? "the new one" : "removed");
 		return false;
 	}
 	if (nr != c->nr_before + extra || (extra && !id_in(id, now, nr))) {
@@ -192,11 +191,11 @@ static bool queue_holds(int id, unsigned long qnum, unsigned long cbytes,
 		return false;
 	}
 	if (ds.msg_qnum != qnum || ds.__msg_cbytes != cbytes) {
-		snprintf(
-			why, size,
-			"queue %d holds %lu messages, %lu bytes; expected %lu, %lu",
-			id, (unsigned long)ds.msg_qnum,
-			(unsigned long)ds.__msg_cbytes, qnum, cbytes);
+		const char *fmt =
+			"queue %d holds %lu messages, %lu bytes; expected %lu, %lu";
+
+		snprintf(why, size, fmt, id, (unsigned long)ds.msg_qnum,
+			 (unsigned long)ds.__msg_cbytes, qnum, cbytes);
 		return false;
 	}
 	return true;
@@ -214,11 +213,11 @@ static bool queue_has_msg_out(int id, char *why, size_t size)
 	len = msgrcv(id, &msg_in, sizeof(msg_in.mtext), 0, IPC_NOWAIT);
 	if (len != MSG_LEN || msg_in.mtype != msg_out.mtype ||
 	    memcmp(msg_in.mtext, msg_out.mtext, MSG_LEN)) {
-		snprintf(
-			why, size,
-			"msgrcv from queue %d: %zd bytes (%s), type %ld: not the message sent",
-			id, len, len < 0 ? strerror(errno) : "read",
-			msg_in.mtype);
+		const char *fmt =
+			"msgrcv from queue %d: %zd bytes (%s), type %ld: not the message sent";
+
+		snprintf(why, size, fmt, id, len,
+			 len < 0 ? strerror(errno) : "read", msg_in.mtype);
 		return false;
 	}
 	return queue_holds(id, 0, 0, why, size);
@@ -502,14 +501,18 @@ FIXTURE_SETUP(sysv)
 	c->op = &variant->op;
 	if (missing)
 		SKIP(return, "%s", missing);
-	if (unshare(CLONE_NEWIPC))
-		SKIP(return,
-			   "cannot unshare the IPC namespace (CONFIG_IPC_NS): %s",
-			   strerror(errno));
-	if (access(c->op->proc, R_OK))
-		SKIP(return,
-			   "%s missing: needs CONFIG_SYSVIPC and CONFIG_PROC_FS",
-			   c->op->proc);
+	if (unshare(CLONE_NEWIPC)) {
+		const char *fmt =
+			"cannot unshare the IPC namespace (CONFIG_IPC_NS): %s";
+
+		SKIP(return, fmt, strerror(errno));
+	}
+	if (access(c->op->proc, R_OK)) {
+		const char *fmt =
+			"%s missing: needs CONFIG_SYSVIPC and CONFIG_PROC_FS";
+
+		SKIP(return, fmt, c->op->proc);
+	}
 	c->nr_before = read_ids(c->op->proc, c->before, MAX_IDS);
 	ASSERT_LE(0, c->nr_before)
 	{

@@ -200,9 +200,10 @@ static bool got_passed_end(struct unix_ctx *c, char *why, size_t size)
 	}
 	if (write(c->got, "y", 1) != 1 || read(c->p[0], &byte, 1) != 1 ||
 	    byte != 'y') {
-		snprintf(
-			why, size,
-			"a byte written to the received fd did not come out of the pipe");
+		const char *msg =
+			"a byte written to the received fd did not come out of the pipe";
+
+		snprintf(why, size, "%s", msg);
 		return false;
 	}
 	if (!read_gives(c->p[0], -EAGAIN, "with the received end open", why,
@@ -253,7 +254,8 @@ static void open_pipe(struct __test_metadata *_metadata, struct unix_ctx *c)
 /* socketpair(): the fds are only written on success. */
 static void pair_prepare(struct __test_metadata *_metadata, struct unix_ctx *c)
 {
-	c->sv[0] = c->sv[1] = -1;
+	c->sv[0] = -1;
+	c->sv[1] = -1;
 }
 
 static int pair_action(struct unix_ctx *c)
@@ -296,7 +298,8 @@ static bool pair_check(struct unix_ctx *c, int ret, char *why, size_t size)
 					 fcntl(c->sv[1], F_GETFD) < 0 ?
 				 "neither open" :
 				 "open");
-		c->sv[0] = c->sv[1] = -1;
+		c->sv[0] = -1;
+		c->sv[1] = -1;
 		return false;
 	}
 	for (i = 0; i < 2; i++) {
@@ -308,10 +311,10 @@ static bool pair_check(struct unix_ctx *c, int ret, char *why, size_t size)
 		}
 		if (!(fcntl(c->sv[i], F_GETFD) & FD_CLOEXEC) ||
 		    !(fcntl(c->sv[i], F_GETFL) & O_NONBLOCK)) {
-			snprintf(
-				why, size,
-				"socket %d lacks SOCK_CLOEXEC or SOCK_NONBLOCK",
-				i);
+			const char *fmt =
+				"socket %d lacks SOCK_CLOEXEC or SOCK_NONBLOCK";
+
+			snprintf(why, size, fmt, i);
 			return false;
 		}
 	}
@@ -338,16 +341,18 @@ static int send_action(struct unix_ctx *c)
  */
 static bool send_check(struct unix_ctx *c, int ret, char *why, size_t size)
 {
+	const char *not_one =
+		"recvmsg gave %d (byte '%c', fd %d, flags 0x%x), expected the byte and one fd";
 	char byte = 0;
 	int got;
 
 	got = recv_fd(c->sv[1], &byte, &c->got, &c->msg_flags);
 	if (ret < 0) {
 		if (got != -EAGAIN) {
-			snprintf(
-				why, size,
-				"failed, but recvmsg gave %d (byte '%c', fd %d)",
-				got, byte, c->got);
+			const char *fmt =
+				"failed, but recvmsg gave %d (byte '%c', fd %d)";
+
+			snprintf(why, size, fmt, got, byte, c->got);
 			return false;
 		}
 		close(c->p[1]);
@@ -355,10 +360,7 @@ static bool send_check(struct unix_ctx *c, int ret, char *why, size_t size)
 		return read_gives(c->p[0], 0, "after a failed send", why, size);
 	}
 	if (got != 2 || byte != 'x' || (c->msg_flags & MSG_CTRUNC)) {
-		snprintf(
-			why, size,
-			"recvmsg gave %d (byte '%c', fd %d, flags 0x%x), expected the byte and one fd",
-			got, byte, c->got, c->msg_flags);
+		snprintf(why, size, not_one, got, byte, c->got, c->msg_flags);
 		return false;
 	}
 	close(c->p[1]);
@@ -452,6 +454,8 @@ static int recv_action(struct unix_ctx *c)
  */
 static bool recv_check(struct unix_ctx *c, int ret, char *why, size_t size)
 {
+	const char *not_whole =
+		"after a failed recvmsg, the message is not whole: recvmsg gave %d (byte '%c')";
 	char byte = 0;
 
 	if (c->last != FDTABLE_DEFAULT - 1) {
@@ -463,10 +467,7 @@ static bool recv_check(struct unix_ctx *c, int ret, char *why, size_t size)
 	if (ret < 0) {
 		ret = recv_fd(c->sv[1], &byte, &c->got, &c->msg_flags);
 		if (ret != 2 || byte != 'x') {
-			snprintf(
-				why, size,
-				"after a failed recvmsg, the message is not whole: recvmsg gave %d (byte '%c')",
-				ret, byte);
+			snprintf(why, size, not_whole, ret, byte);
 			return false;
 		}
 	}
@@ -482,10 +483,10 @@ static bool recv_check(struct unix_ctx *c, int ret, char *why, size_t size)
 		       queue_empty(c, why, size);
 	}
 	if (ret != 2 || (c->msg_flags & MSG_CTRUNC)) {
-		snprintf(
-			why, size,
-			"recvmsg gave %d (fd %d, flags 0x%x), expected the byte and one fd",
-			ret, c->got, c->msg_flags);
+		const char *fmt =
+			"recvmsg gave %d (fd %d, flags 0x%x), expected the byte and one fd";
+
+		snprintf(why, size, fmt, ret, c->got, c->msg_flags);
 		return false;
 	}
 	if (c->got < FDTABLE_DEFAULT) {
@@ -608,7 +609,12 @@ FIXTURE_SETUP(unix_sock)
 	const char *missing = failnth_missing();
 	struct unix_ctx *c = &self->ctx;
 
-	c->sv[0] = c->sv[1] = c->p[0] = c->p[1] = c->got = c->last = -1;
+	c->sv[0] = -1;
+	c->sv[1] = -1;
+	c->p[0] = -1;
+	c->p[1] = -1;
+	c->got = -1;
+	c->last = -1;
 	c->nr_fill = 0;
 	c->op = &variant->op;
 	if (missing)

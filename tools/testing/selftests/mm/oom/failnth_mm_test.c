@@ -122,11 +122,12 @@ static bool filled(const char *p, size_t first_pg, size_t nr, size_t page,
 	for (pg = 0; pg < nr; pg++)
 		for (off = 0; off < page; off++)
 			if (p[pg * page + off] != pattern(first_pg + pg, off)) {
-				snprintf(
-					why, size,
-					"data lost: byte %zu of page %zu at %p is 0x%x",
-					off, first_pg + pg, p + pg * page,
-					(unsigned char)p[pg * page + off]);
+				const char *fmt =
+					"data lost: byte %zu of page %zu at %p is 0x%x";
+
+				snprintf(why, size, fmt, off, first_pg + pg,
+					 p + pg * page,
+					 (unsigned char)p[pg * page + off]);
 				return false;
 			}
 	return true;
@@ -227,7 +228,8 @@ static void mm_reset(struct __test_metadata *_metadata, struct mm_state *st)
 		ASSERT_EQ(0, close(st->memfd));
 	if (st->uffd >= 0)
 		ASSERT_EQ(0, close(st->uffd));
-	st->memfd = st->uffd = -1;
+	st->memfd = -1;
+	st->uffd = -1;
 	st->step = 0;
 }
 
@@ -1100,15 +1102,20 @@ FIXTURE_SETUP(mm)
 	const char *missing = failnth_missing();
 
 	self->st.page = getpagesize();
-	self->st.memfd = self->st.uffd = self->st.shmid = -1;
+	self->st.memfd = -1;
+	self->st.uffd = -1;
+	self->st.shmid = -1;
 	if (missing)
 		SKIP(return, "%s", missing);
 	if (variant->op.action == uffd_action) {
 		int fd = syscall(__NR_userfaultfd, O_CLOEXEC);
 
-		if (fd < 0 && errno == ENOSYS)
-			SKIP(return,
-				   "userfaultfd missing: needs CONFIG_USERFAULTFD");
+		if (fd < 0 && errno == ENOSYS) {
+			const char *msg =
+				"userfaultfd missing: needs CONFIG_USERFAULTFD";
+
+			SKIP(return, "%s", msg);
+		}
 		if (fd >= 0)
 			close(fd);
 	}

@@ -275,10 +275,10 @@ static bool clone3_check(void *arg, int ret, char *why, size_t size)
 		return true;
 	if (!syscall(SYS_pidfd_send_signal, st->pidfd, 0, NULL, 0) ||
 	    errno != ESRCH) {
-		snprintf(
-			why, size,
-			"pidfd %d of the reaped child: signal 0 did not fail with ESRCH",
-			st->pidfd);
+		const char *fmt =
+			"pidfd %d of the reaped child: signal 0 did not fail with ESRCH";
+
+		snprintf(why, size, fmt, st->pidfd);
 		return false;
 	}
 	return true;
@@ -504,10 +504,10 @@ static bool pid_ns_usable(char *why, size_t size)
 	if (!pid)
 		_exit(getpid() == 1 ? 0 : 1);
 	if (waitpid(pid, &status, 0) != pid || status) {
-		snprintf(
-			why, size,
-			"first child of the new pid namespace is not pid 1 (status 0x%x)",
-			status);
+		const char *fmt =
+			"first child of the new pid namespace is not pid 1 (status 0x%x)";
+
+		snprintf(why, size, fmt, status);
 		return false;
 	}
 	return true;
@@ -563,10 +563,10 @@ static bool unshare_check(void *arg, int ret, char *why, size_t size)
 
 	if (ret >= 0 && st->ns_flag == CLONE_NEWPID) {
 		if (ns_ino(st->ns_name) || errno != ENOENT) {
-			snprintf(
-				why, size,
-				"after unshare, %s is not a pid namespace without init",
-				st->ns_name);
+			const char *fmt =
+				"after unshare, %s is not a pid namespace without init";
+
+			snprintf(why, size, fmt, st->ns_name);
 			return false;
 		}
 		if (!pid_ns_usable(why, size))
@@ -780,8 +780,7 @@ static void mount_base(struct __test_metadata *_metadata,
 	struct stat sb;
 
 	if (unshare(CLONE_NEWNS))
-		SKIP(return, "cannot unshare the mount namespace: %s",
-			   strerror(errno));
+		SKIP(return, "cannot unshare the mount namespace: %m");
 	ASSERT_EQ(0, mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
 	{
 		TH_LOG("making / private: %s", strerror(errno));
@@ -815,10 +814,12 @@ FIXTURE_SETUP(task)
 	self->st.ns_name = op->ns_name;
 	if (missing)
 		SKIP(return, "%s", missing);
-	if (op->ns_name && !ns_ino(op->ns_name))
-		SKIP(return,
-			   "no /proc/self/ns/%s: the kernel lacks the namespace",
-			   op->ns_name);
+	if (op->ns_name && !ns_ino(op->ns_name)) {
+		const char *fmt =
+			"no /proc/self/ns/%s: the kernel lacks the namespace";
+
+		SKIP(return, fmt, op->ns_name);
+	}
 	/*
 	 * No SIGCHLD for a child's ptrace stop: queueing it would be an
 	 * allocation counted in the traced child's sweep.
