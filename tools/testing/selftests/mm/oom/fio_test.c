@@ -47,6 +47,18 @@
 #define TINYMEM_MAX_KB (40 * 1024)
 #define MIB (1024 * 1024LL)
 
+/* Skip reasons too long for a SKIP() line. */
+#define REASON_NO_JOB \
+	"%.900s missing: install fio/*.fio beside the binary (TEST_FILES) or set OOM_FIO_JOBS"
+#define REASON_NO_MEMCG \
+	"cgroup2 memory controller missing: mount cgroup2 and enable +memory in the root's subtree_control"
+#define REASON_NO_FAULTS \
+	"failslab/fail_page_alloc missing: needs CONFIG_FAILSLAB, CONFIG_FAIL_PAGE_ALLOC, CONFIG_FAULT_INJECTION_DEBUG_FS and debugfs mounted"
+#define REASON_NOT_TINY \
+	"needs a machine with MemTotal <= %d kB (%s): boot with mem=32M (runner: boot.conf \"fio.xfs.*.tinymem mem=32M\")"
+#define REASON_NO_STATE_DIR \
+	"OOM_STATE_DIR unset: a directory that survives a power cut of this machine"
+
 enum cond { NOPRESSURE, MEMCG_ABOVE, MEMCG_BELOW, FAULTS, TINYMEM };
 
 static const char *const cond_name[] = {
@@ -737,9 +749,7 @@ FIXTURE_SETUP(xfs)
 	snprintf(self->job, sizeof(self->job), "%.3800s/%.64s.fio", dir,
 		 variant->job);
 	if (access(self->job, R_OK))
-		SKIP(return,
-			   "%.900s missing: install fio/*.fio beside the binary (TEST_FILES) or set OOM_FIO_JOBS",
-			   self->job);
+		SKIP(return, REASON_NO_JOB, self->job);
 	ASSERT_LE(0, job_errnos(self->job, self->allowed, 8));
 	ASSERT_EQ(0, private_ns())
 	TH_LOG("unshare(CLONE_NEWNS): %s", strerror(errno));
@@ -784,6 +794,10 @@ static bool errno_clean(const int *allowed, int err)
 	return false;
 }
 
+/* The metrics line of a run, its errno histogram and ")" follow. */
+#define METRICS_FMT \
+	"# fio %s.%s: secs=%.2f bw_kib=%lld read_bw_kib=%lld write_bw_kib=%lld read_kib=%lld write_kib=%lld errors=%lld exit=%d oom_kills=%lld peak_kib=%lld limit_kib=%lld need_kib=%lld ("
+
 static void print_metrics(const char *job, enum cond c,
 			  const struct fio_result *r, long long limit,
 			  long long need)
@@ -791,9 +805,9 @@ static void print_metrics(const char *job, enum cond c,
 	char name[16];
 	int i;
 
-	printf("# fio %s.%s: secs=%.2f bw_kib=%lld read_bw_kib=%lld write_bw_kib=%lld read_kib=%lld write_kib=%lld errors=%lld exit=%d oom_kills=%lld peak_kib=%lld limit_kib=%lld need_kib=%lld (",
-	       job, cond_name[c], r->secs, r->read_bw + r->write_bw, r->read_bw,
-	       r->write_bw, r->read_kib, r->write_kib, r->total_err, r->status,
+	printf(METRICS_FMT, job, cond_name[c], r->secs,
+	       r->read_bw + r->write_bw, r->read_bw, r->write_bw, r->read_kib,
+	       r->write_kib, r->total_err, r->status,
 	       r->oom_kills > 0 ? r->oom_kills : 0,
 	       r->peak > 0 ? r->peak / 1024 : 0, limit / 1024, need / 1024);
 	for (i = 0; i < r->nerr; i++)
@@ -832,6 +846,9 @@ static bool run_fits(const struct fio_result *r)
  * in bytes with the largest failing limit in @below, or 0 if out of time
  * or a run stalled (the result in @r).
  */
+#define BISECT_FMT \
+	"# bisect %s: limit=%lld MiB -> exit=%d oom_kills=%lld errors=%lld secs=%.1f%s\n"
+
 static long long measure_need(struct __test_metadata *_metadata,
 			      FIXTURE_DATA(xfs) * self, const char *job,
 			      long long *below, struct fio_result *r)
@@ -859,8 +876,8 @@ static long long measure_need(struct __test_metadata *_metadata,
 			return 0;
 		}
 		fio_run(&run, r);
-		printf("# bisect %s: limit=%lld MiB -> exit=%d oom_kills=%lld errors=%lld secs=%.1f%s\n",
-		       job, mid, r->status, r->oom_kills, r->total_err, r->secs,
+		printf(BISECT_FMT, job, mid, r->status, r->oom_kills,
+		       r->total_err, r->secs,
 		       r->stalled ? " (no progress: counts as too small)" : "");
 		fflush(stdout);
 		EXPECT_EQ(0, fx_cg_destroy(self->cg));
@@ -967,6 +984,9 @@ static long long first_block(const char *dir)
  * mount, =meta one of AG 1's header before xfs_repair: the checks must
  * then fail (how the checks were shown to work).
  */
+#define VERIFY_ONLY_FMT \
+	"# fio %s.%s verify_only: exit=%d errors=%lld verify_fail=%ld read_kib=%lld secs=%.2f\n"
+
 static void fio_case(struct __test_metadata *_metadata,
 		     FIXTURE_DATA(xfs) * self,
 		     const FIXTURE_VARIANT(xfs) * variant, enum cond c)
@@ -991,8 +1011,7 @@ static void fio_case(struct __test_metadata *_metadata,
 	case MEMCG_BELOW:
 		if (!fx_memcg_available()) {
 			self->cg[0] = '\0';
-			SKIP(return,
-				   "cgroup2 memory controller missing: mount cgroup2 and enable +memory in the root's subtree_control");
+			SKIP(return, REASON_NO_MEMCG);
 		}
 		need = measure_need(_metadata, self, variant->job, &below, &r);
 		ASSERT_NE(0, need)
@@ -1007,8 +1026,7 @@ static void fio_case(struct __test_metadata *_metadata,
 		if (access(FIO_DEBUGFS "/failslab/task-filter", W_OK) ||
 		    access(FIO_DEBUGFS "/fail_page_alloc/task-filter", W_OK) ||
 		    access("/proc/self/make-it-fail", W_OK))
-			SKIP(return,
-				   "failslab/fail_page_alloc missing: needs CONFIG_FAILSLAB, CONFIG_FAIL_PAGE_ALLOC, CONFIG_FAULT_INJECTION_DEBUG_FS and debugfs mounted");
+			SKIP(return, REASON_NO_FAULTS);
 		ASSERT_EQ(0, fx_knobs_save(&self->knobs));
 		ASSERT_EQ(0, fx_knobs_arm(FIO_FAULT_INTERVAL));
 		run.fault_interval = FIO_FAULT_INTERVAL;
@@ -1019,9 +1037,7 @@ static void fio_case(struct __test_metadata *_metadata,
 		fx_read("/proc/meminfo", buf, sizeof(buf));
 		if (strtoll(buf + strcspn(buf, "0123456789"), NULL, 10) >
 		    TINYMEM_MAX_KB)
-			SKIP(return,
-				   "needs a machine with MemTotal <= %d kB (%s): boot with mem=32M (runner: boot.conf \"fio.xfs.*.tinymem mem=32M\")",
-				   TINYMEM_MAX_KB, buf);
+			SKIP(return, REASON_NOT_TINY, TINYMEM_MAX_KB, buf);
 		vm_oom0 = fx_read_key("/proc/vmstat", "oom_kill");
 		break;
 	}
@@ -1116,9 +1132,8 @@ static void fio_case(struct __test_metadata *_metadata,
 		run.tag = "verify_only";
 		run.deadline_s = 30;
 		fio_run(&run, &v);
-		printf("# fio %s.%s verify_only: exit=%d errors=%lld verify_fail=%ld read_kib=%lld secs=%.2f\n",
-		       variant->job, cond_name[c], v.status, v.total_err,
-		       v.verify_fail, v.read_kib, v.secs);
+		printf(VERIFY_ONLY_FMT, variant->job, cond_name[c], v.status,
+		       v.total_err, v.verify_fail, v.read_kib, v.secs);
 		EXPECT_FALSE(v.stalled);
 		EXPECT_EQ(0, v.status);
 		EXPECT_EQ(0, v.verify_fail + v.total_err + v.nerr)
@@ -1252,8 +1267,7 @@ FIXTURE_SETUP(replay)
 	if (why)
 		SKIP(return, "%s", why);
 	if (!dir || !*dir)
-		SKIP(return,
-			   "OOM_STATE_DIR unset: a directory that survives a power cut of this machine");
+		SKIP(return, REASON_NO_STATE_DIR);
 	snprintf(self->state, sizeof(self->state), "%s/" REPLAY_STATE, dir);
 	ASSERT_EQ(0, private_ns());
 	snprintf(self->mnt, sizeof(self->mnt), "/tmp/fio_replay.XXXXXX");
@@ -1344,6 +1358,11 @@ static int replay_record(int sfd, struct replay_shared *sh, uint64_t *done)
  * fails are recorded on the host; then the machine is killed mid-stream
  * (TOOSMALL:KILL). fio.replay.check verifies them on the next boot.
  */
+#define POWER_CUT_FMT \
+	"# replay: %llu blocks acknowledged and recorded, %llu errors (ENOMEM:%llu), faults=%d: power cut now\n"
+#define NO_POWER_CUT_FMT \
+	"# replay: no power cut within %ds: unmounted cleanly instead, %llu blocks recorded\n"
+
 TEST_F_TIMEOUT(replay, write, 90)
 {
 	struct replay_shared *sh;
@@ -1376,13 +1395,12 @@ TEST_F_TIMEOUT(replay, write, 90)
 		ASSERT_EQ(0, replay_record(sfd, sh, &done));
 		if (!killed_asked && (done >= REPLAY_KILL_AFTER ||
 				      waitpid(pid, &status, WNOHANG) == pid)) {
-			printf("# replay: %llu blocks acknowledged and recorded, %llu errors (ENOMEM:%llu), faults=%d: power cut now\n",
-			       (unsigned long long)done,
-			       (unsigned long long)__atomic_load_n(
-				       &sh->errors, __ATOMIC_RELAXED),
-			       (unsigned long long)__atomic_load_n(
-				       &sh->enomem, __ATOMIC_RELAXED),
-			       faults);
+			unsigned long long errors, enomem;
+
+			errors = __atomic_load_n(&sh->errors, __ATOMIC_RELAXED);
+			enomem = __atomic_load_n(&sh->enomem, __ATOMIC_RELAXED);
+			printf(POWER_CUT_FMT, (unsigned long long)done, errors,
+			       enomem, faults);
 			printf("TOOSMALL:KILL\n");
 			fflush(stdout);
 			killed_asked = true;
@@ -1402,17 +1420,20 @@ TEST_F_TIMEOUT(replay, write, 90)
 	dprintf(sfd, "unmounted\n");
 	fsync(sfd);
 	close(sfd);
-	printf("# replay: no power cut within %ds: unmounted cleanly instead, %llu blocks recorded\n",
-	       REPLAY_KILL_WAIT_S, (unsigned long long)done);
+	printf(NO_POWER_CUT_FMT, REPLAY_KILL_WAIT_S, (unsigned long long)done);
 }
 
 /*
  * After the power cut: mount (XFS replays its log), then every recorded
  * block reads back whole; xfs_repair -n is clean and XFS never complained.
  */
+#define LOST_FMT \
+	"# lost: acknowledged block at offset %llu does not read back (seq %llu in it, magic %s)\n"
+
 TEST_F_TIMEOUT(replay, check, 90)
 {
 	static unsigned char buf[REPLAY_BS];
+	const struct replay_hdr *hdr = (const struct replay_hdr *)buf;
 	char line[128], path[PATH_MAX], done_path[PATH_MAX + 8];
 	static const char *const recovery[] = { "Starting recovery", NULL };
 	unsigned long long off;
@@ -1422,10 +1443,12 @@ TEST_F_TIMEOUT(replay, check, 90)
 	FILE *f;
 
 	f = fopen(self->state, "re");
-	if (!f)
-		SKIP(return,
-			   "no %.900s: run fio.replay.write first, in the same run",
-			   self->state);
+	if (!f) {
+		const char *fmt =
+			"no %.900s: run fio.replay.write first, in the same run";
+
+		SKIP(return, fmt, self->state);
+	}
 	ASSERT_NE(NULL, fgets(line, sizeof(line), f));
 	ASSERT_EQ(0, strncmp(line, "fio_replay v1", 13));
 	ret = scratch_mount(self->dev, self->mnt, false);
@@ -1448,14 +1471,8 @@ TEST_F_TIMEOUT(replay, check, 90)
 		    replay_good(buf, off / REPLAY_BS + 1, off))
 			continue;
 		if (lost++ < 10)
-			printf("# lost: acknowledged block at offset %llu does not read back (seq %llu in it, magic %s)\n",
-			       off,
-			       (unsigned long long)((struct replay_hdr *)buf)
-				       ->seq,
-			       ((struct replay_hdr *)buf)->magic ==
-					       REPLAY_MAGIC ?
-				       "ok" :
-				       "bad");
+			printf(LOST_FMT, off, (unsigned long long)hdr->seq,
+			       hdr->magic == REPLAY_MAGIC ? "ok" : "bad");
 	}
 	fclose(f);
 	close(fd);

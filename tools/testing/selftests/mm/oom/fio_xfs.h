@@ -380,6 +380,7 @@ static int fx_knobs_restore(struct fx_knobs *k)
 static int fx_knobs_arm(unsigned int interval)
 {
 	static const char *const dirs[] = { "failslab", "fail_page_alloc" };
+	const char *highmem = FIO_DEBUGFS "/fail_page_alloc/ignore-gfp-highmem";
 	char path[PATH_MAX], val[16];
 	int ret = 0;
 	size_t i;
@@ -401,8 +402,7 @@ static int fx_knobs_arm(unsigned int interval)
 		}
 	}
 	if (!ret)
-		ret = fx_write(
-			FIO_DEBUGFS "/fail_page_alloc/ignore-gfp-highmem", "N");
+		ret = fx_write(highmem, "N");
 	if (!ret)
 		ret = fx_write(FIO_DEBUGFS "/fail_page_alloc/min-order", "0");
 	if (!ret)

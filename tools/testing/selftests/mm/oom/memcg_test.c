@@ -49,7 +49,7 @@
 #include "cgroup.h"
 #include "stall.h"
 
-#define MB (1L << 20)
+#define MB (1024L * 1024)
 /* memory.max of the group. */
 #define LIMIT (8 * MB)
 /* What forced (__GFP_NOFAIL) charges may add to memory.max. */
@@ -326,6 +326,12 @@ static int mkfs_xfs(const char *dev)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
 
+/* Skip reasons too long for one line. */
+#define REASON_NO_SUBTREE \
+	"memory is not in the root's cgroup.subtree_control: echo +memory > .../cgroup.subtree_control"
+#define REASON_NO_DEV \
+	"OOM_SCRATCH_DEV unset: name a spare block device this test may mkfs.xfs -f"
+
 /* A fresh group under the cgroup2 root, with the memory controller. */
 static const char *make_group(char *cg, size_t size, const char *name,
 			      long long max)
@@ -350,7 +356,7 @@ static const char *make_group(char *cg, size_t size, const char *name,
 	ret = cg_has_controller(cg, "memory");
 	if (ret <= 0) {
 		cg_destroy(cg, DESTROY_MS);
-		return "memory is not in the root's cgroup.subtree_control: echo +memory > .../cgroup.subtree_control";
+		return REASON_NO_SUBTREE;
 	}
 	ret = cg_write_long(cg, "memory.max", max);
 	if (!ret) {
@@ -444,6 +450,7 @@ FIXTURE_VARIANT_ADD(charge, mmap_touch) {
 FIXTURE_VARIANT_ADD(charge, madv_populate) {
 	.act = { "madv_populate", FS_NONE, CHUNK, false, NULL, step_madv_populate, { ENOMEM } },
 };
+
 /* clang-format on */
 
 /*
@@ -463,8 +470,7 @@ FIXTURE_SETUP(charge)
 	self->dir[0] = '\0';
 	self->w.dirfd = -1;
 	if (act->fs == FS_XFS && (!dev || !*dev))
-		SKIP(return,
-			   "OOM_SCRATCH_DEV unset: name a spare block device this test may mkfs.xfs -f");
+		SKIP(return, REASON_NO_DEV);
 	if (act->step == step_madv_populate) {
 		char *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -477,8 +483,7 @@ FIXTURE_SETUP(charge)
 	}
 	if (act->fs != FS_NONE) {
 		if (unshare(CLONE_NEWNS))
-			SKIP(return, "cannot unshare the mount namespace: %s",
-				   strerror(errno));
+			SKIP(return, "cannot unshare the mount namespace: %m");
 		ASSERT_EQ(0, mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
 		snprintf(self->dir, sizeof(self->dir), "/tmp/memcg.XXXXXX");
 		ASSERT_NE(NULL, mkdtemp(self->dir));
@@ -636,6 +641,10 @@ static const char *errname(int err)
 	return num;
 }
 
+/* The metrics line of one action in one regime. */
+#define CHARGE_FMT \
+	"memcg %s.%s: secs=%.2f steps=%lld short=%d capped=%d oom=%lld oom_kill=%lld max=%lld peak_kb=%lld%s\n"
+
 /*
  * Runs the variant's action in the regime, under the stall detector, and
  * checks its outcome; see the top of the file.
@@ -674,11 +683,10 @@ static void run_regime(struct __test_metadata *_metadata,
 	cg_read_long(self->cg, "memory.peak", &peak);
 	if (sh->finished && sh->result < 0)
 		snprintf(hist, sizeof(hist), " (%s:1)", errname(-sh->result));
-	ksft_print_msg(
-		"memcg %s.%s: secs=%.2f steps=%lld short=%d capped=%d oom=%lld oom_kill=%lld max=%lld peak_kb=%lld%s\n",
-		act->name, regime->name, res.elapsed_ms / 1000.0, sh->steps,
-		sh->finished && sh->result == 1, sh->capped, oom, oom_kill, max,
-		peak >> 10, hist);
+	ksft_print_msg(CHARGE_FMT, act->name, regime->name,
+		       res.elapsed_ms / 1000.0, sh->steps,
+		       sh->finished && sh->result == 1, sh->capped, oom,
+		       oom_kill, max, peak >> 10, hist);
 	fflush(stdout);
 
 	if (stall_is_stall(&res)) {
@@ -932,10 +940,14 @@ static bool sigkilled(int status)
  * memory.oom.group 1: the OOM kill of the hog takes the two sleepers of
  * the group with it, within OUTCOME_MS.
  */
+#define OOM_GROUP_FMT \
+	"memcg oom_group: secs=%.2f oom_kill=%lld oom_group_kill=%lld\n"
+
 TEST_F_TIMEOUT(group, oom_group_kills_whole_group, TEST_TIMEOUT)
 {
 	struct stall_result res;
 	long long group_kill = -1;
+	bool watched;
 	int i;
 
 	ASSERT_EQ(0, cg_write(self->cg, "memory.oom.group", "1"));
@@ -945,13 +957,11 @@ TEST_F_TIMEOUT(group, oom_group_kills_whole_group, TEST_TIMEOUT)
 		cg_sleep_ms(10);
 	ASSERT_LT(0, group_spawn(self, 2, 4 * LIMIT, "0", false));
 	self->wait_mask = 7;
-	ASSERT_TRUE(
-		group_watch(_metadata, self, "oom.group", OUTCOME_MS, &res));
+	watched = group_watch(_metadata, self, "oom.group", OUTCOME_MS, &res);
+	ASSERT_TRUE(watched);
 	cg_read_key(self->cg, "memory.events", "oom_group_kill", &group_kill);
-	ksft_print_msg(
-		"memcg oom_group: secs=%.2f oom_kill=%lld oom_group_kill=%lld\n",
-		res.elapsed_ms / 1000.0, event(self->cg, "oom_kill"),
-		group_kill);
+	ksft_print_msg(OOM_GROUP_FMT, res.elapsed_ms / 1000.0,
+		       event(self->cg, "oom_kill"), group_kill);
 	ASSERT_EQ(STALL_DONE, res.verdict)
 	{
 		TH_LOG("the group still had tasks after %d ms", OUTCOME_MS);
@@ -1011,6 +1021,9 @@ TEST_F_TIMEOUT(group, oom_score_adj_picks_victim, TEST_TIMEOUT)
  * (memory.events high climbs) but finishes within HIGH_MS, never stalls,
  * never meets the OOM killer.
  */
+#define HIGH_FMT \
+	"memcg high: secs=%.2f touched_kb=%lld high=%lld max=%lld oom_kill=%lld\n"
+
 TEST_F_TIMEOUT(group, high_throttles_not_forever, TEST_TIMEOUT)
 {
 	struct stall_result res;
@@ -1020,11 +1033,9 @@ TEST_F_TIMEOUT(group, high_throttles_not_forever, TEST_TIMEOUT)
 	ASSERT_LT(0, group_spawn(self, 0, HIGH + OVER_HIGH, "0", false));
 	self->wait_mask = 1;
 	ASSERT_TRUE(group_watch(_metadata, self, "memory.high", HIGH_MS, &res));
-	ksft_print_msg(
-		"memcg high: secs=%.2f touched_kb=%lld high=%lld max=%lld oom_kill=%lld\n",
-		res.elapsed_ms / 1000.0, self->touched[0] >> 10,
-		event(self->cg, "high"), event(self->cg, "max"),
-		event(self->cg, "oom_kill"));
+	ksft_print_msg(HIGH_FMT, res.elapsed_ms / 1000.0,
+		       self->touched[0] >> 10, event(self->cg, "high"),
+		       event(self->cg, "max"), event(self->cg, "oom_kill"));
 	ASSERT_EQ(STALL_DONE, res.verdict)
 	{
 		TH_LOG("touched %lld of %ld bytes in %d ms", self->touched[0],

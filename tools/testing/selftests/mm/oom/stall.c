@@ -415,16 +415,17 @@ static const char *const verdict_names[] = {
 	[STALL_BLOCKED] = "blocked",
 };
 
+#define STALL_FMT \
+	"stall: %s: %s, no progress for %lld ms (limit %ld ms), %s %lld while idle, %lld in %lld ms"
+
 void stall_report(const struct stall_watch *w, const struct stall_result *res,
 		  const char *what)
 {
 	int i, ret;
 
-	stall_log(
-		"stall: %s: %s, no progress for %lld ms (limit %ld ms), %s %lld while idle, %lld in %lld ms",
-		what, verdict_names[res->verdict], res->idle_ms, w->stall_ms,
-		w->cg ? "memory.events max +" : "allocstall +",
-		res->reclaim_while_idle, res->reclaim_total, res->elapsed_ms);
+	stall_log(STALL_FMT, what, verdict_names[res->verdict], res->idle_ms,
+		  w->stall_ms, w->cg ? "memory.events max +" : "allocstall +",
+		  res->reclaim_while_idle, res->reclaim_total, res->elapsed_ms);
 	stall_evidence(w->cg, w->pids, w->nr_pids);
 	if (w->cg) {
 		ret = cg_kill(w->cg);
