@@ -43,7 +43,7 @@
 #include "cgroup.h"
 #include "stall.h"
 
-#define MB (1L << 20)
+#define MB (1024L * 1024)
 #define PAGE 4096
 /*
  * The memcg variants: memory.max and B's memory. A's write (per variant)
@@ -381,6 +381,16 @@ static int mkfs_xfs(const char *dev)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
 
+/* Skip reasons too long for a SKIP() line. */
+#define REASON_NO_UFFD_SHMEM \
+	"userfaultfd on shmem (UFFD_FEATURE_MISSING_SHMEM): %s"
+#define REASON_NO_DEV \
+	"OOM_SCRATCH_DEV unset: name a spare block device this test may mkfs.xfs -f"
+#define REASON_NO_CGROUP2 \
+	"no cgroup2 mount: mount -t cgroup2 none /sys/fs/cgroup"
+#define REASON_NO_MEMCG \
+	"no memory controller in the cgroup2 root (CONFIG_MEMCG)"
+
 /* The file on a fresh XFS or tmpfs, a group (memcg variants), a socket. */
 FIXTURE_SETUP(seed)
 {
@@ -394,32 +404,28 @@ FIXTURE_SETUP(seed)
 	self->mounted = false;
 	self->fd = -1;
 	self->uffd = -1;
-	self->a = self->b = 0;
-	self->a_reaped = self->b_reaped = false;
+	self->a = 0;
+	self->b = 0;
+	self->a_reaped = false;
+	self->b_reaped = false;
 
 	ret = uffd_open();
 	if (ret == -ENOSYS)
 		SKIP(return, "no userfaultfd: CONFIG_USERFAULTFD");
 	if (ret < 0)
-		SKIP(return,
-			   "userfaultfd on shmem (UFFD_FEATURE_MISSING_SHMEM): %s",
-			   strerror(-ret));
+		SKIP(return, REASON_NO_UFFD_SHMEM, strerror(-ret));
 	close(ret);
 	if (variant->fs == FS_XFS && (!dev || !*dev))
-		SKIP(return,
-			   "OOM_SCRATCH_DEV unset: name a spare block device this test may mkfs.xfs -f");
+		SKIP(return, REASON_NO_DEV);
 	if (variant->memcg) {
 		if (cg_find_root(root, sizeof(root)))
-			SKIP(return,
-				   "no cgroup2 mount: mount -t cgroup2 none /sys/fs/cgroup");
+			SKIP(return, REASON_NO_CGROUP2);
 		if (cg_has_controller(root, "memory") <= 0)
-			SKIP(return,
-				   "no memory controller in the cgroup2 root (CONFIG_MEMCG)");
+			SKIP(return, REASON_NO_MEMCG);
 	}
 
 	if (unshare(CLONE_NEWNS))
-		SKIP(return, "cannot unshare the mount namespace: %s",
-			   strerror(errno));
+		SKIP(return, "cannot unshare the mount namespace: %m");
 	ASSERT_EQ(0, mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
 	snprintf(self->dir, sizeof(self->dir), "/tmp/seed.XXXXXX");
 	ASSERT_NE(NULL, mkdtemp(self->dir));
@@ -544,6 +550,10 @@ static long long memcg_event(const char *cg, const char *key)
  * the system must make forward progress within SEED_MS (A's write returns,
  * both tasks are gone), not stall.
  */
+/* The metrics line. */
+#define SEED_FMT \
+	"oom seed_%s: secs_to_progress=%.2f a_written=%lld a_errno=%d b_killed=%d oom=%lld oom_kill=%lld max=%lld avail_kb=%ld\n"
+
 TEST_F_TIMEOUT(seed, oom_victim_blocked_on_lock, TEST_TIMEOUT)
 {
 	static char page[PAGE];
@@ -563,11 +573,14 @@ TEST_F_TIMEOUT(seed, oom_victim_blocked_on_lock, TEST_TIMEOUT)
 	long a_len, b_len, avail_kb = 0;
 	long long t0;
 	const char *cg = variant->memcg ? self->cg : NULL;
+	const char *name = variant->fs == FS_XFS ? "xfs" : "tmpfs";
+	int b_killed;
 
 	if (variant->memcg) {
 		a_len = variant->write_len;
 		b_len = CG_B_BYTES;
 	} else {
+		name = "xfs_global";
 		/*
 		 * B takes 60% of what is available, A's buffer another 60%:
 		 * B stays the largest, and together they cannot fit.
@@ -626,15 +639,12 @@ TEST_F_TIMEOUT(seed, oom_victim_blocked_on_lock, TEST_TIMEOUT)
 	}
 
 	ASSERT_EQ(0, stall_watch(&sw, &res));
-	ksft_print_msg(
-		"oom seed_%s: secs_to_progress=%.2f a_written=%lld a_errno=%d b_killed=%d oom=%lld oom_kill=%lld max=%lld avail_kb=%ld\n",
-		variant->memcg ? (variant->fs == FS_XFS ? "xfs" : "tmpfs") :
-				 "xfs_global",
-		(cg_now_ms() - t0) / 1000.0, sh->written, sh->write_errno,
-		self->b_reaped && WIFSIGNALED(self->b_status) &&
-			WTERMSIG(self->b_status) == SIGKILL,
-		memcg_event(self->cg, "oom"), memcg_event(self->cg, "oom_kill"),
-		memcg_event(self->cg, "max"), avail_kb);
+	b_killed = self->b_reaped && WIFSIGNALED(self->b_status) &&
+		   WTERMSIG(self->b_status) == SIGKILL;
+	ksft_print_msg(SEED_FMT, name, (cg_now_ms() - t0) / 1000.0, sh->written,
+		       sh->write_errno, b_killed, memcg_event(self->cg, "oom"),
+		       memcg_event(self->cg, "oom_kill"),
+		       memcg_event(self->cg, "max"), avail_kb);
 	fflush(stdout);
 	if (res.verdict != STALL_DONE) {
 		stall_report(&sw, &res,
