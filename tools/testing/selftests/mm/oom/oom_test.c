@@ -15,7 +15,10 @@
  * gone). Fail: a stall, reported with the stacks of A and B (stall.h).
  * Variants: the file on XFS or tmpfs, in a memory cgroup (memory.max
  * 24 MB, B 16 MB), and on XFS with no cgroup at all, where the machine's
- * own small memory runs out.
+ * own small memory runs out. There A and B are sized from MemAvailable,
+ * which can leave out much of what is reclaimable (after other tests both
+ * may fit), so a second thread of B goes on touching new memory from the
+ * moment the fault is resolved until B is killed.
  */
 
 #define _GNU_SOURCE
@@ -23,6 +26,7 @@
 #include <fcntl.h>
 #include <linux/userfaultfd.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -59,6 +63,8 @@
 #define STALL_MS 10000
 #define TEST_TIMEOUT 60
 #define DESTROY_MS 5000
+/* What B's growing thread maps and touches at a time. */
+#define GROW_CHUNK (1 * MB)
 
 enum fs_kind { FS_TMPFS, FS_XFS };
 
@@ -70,6 +76,12 @@ struct seed_shared {
 	int write_returned;
 	/* B touched its memory and is about to pwrite(). */
 	int b_ready;
+	/* B's pwrite() returned: B was not killed while blocked on the lock. */
+	int b_wrote;
+	/* The fault is resolved: B's growing thread starts. */
+	int go;
+	/* What B's growing thread touched. */
+	long long b_grown;
 	char error[80];
 };
 
@@ -80,6 +92,8 @@ struct seed_task {
 	long len;
 	/* A sends its userfaultfd over this socket. */
 	int sock;
+	/* B goes on touching new memory until it is killed (global). */
+	bool grow;
 };
 
 FIXTURE(seed)
@@ -278,6 +292,40 @@ static int task_a(void *arg)
 }
 
 /*
+ * B's second thread (global variant): from the moment the fault is
+ * resolved, touches new memory, GROW_CHUNK at a time, until B is killed,
+ * so the machine's memory surely runs out; gives up after SEED_MS, the
+ * test's own deadline for forward progress.
+ */
+static void *task_b_grow(void *arg)
+{
+	struct seed_task *t = arg;
+	struct seed_shared *sh = t->sh;
+	long long deadline = cg_now_ms() + SETUP_MS + SEED_MS;
+	char *mem;
+	long off;
+
+	while (!__atomic_load_n(&sh->go, __ATOMIC_ACQUIRE)) {
+		if (cg_now_ms() >= deadline)
+			return NULL;
+		cg_sleep_ms(1);
+	}
+	deadline = cg_now_ms() + SEED_MS;
+	while (cg_now_ms() < deadline) {
+		mem = mmap(NULL, GROW_CHUNK, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (mem == MAP_FAILED) {
+			cg_sleep_ms(1);
+			continue;
+		}
+		for (off = 0; off < GROW_CHUNK; off += PAGE)
+			mem[off] = 1;
+		__atomic_add_fetch(&sh->b_grown, GROW_CHUNK, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+/*
  * Task B: the largest memory user. Touches its memory, then writes to the
  * same file, and so waits for A's i_rwsem.
  */
@@ -285,8 +333,11 @@ static int task_b(void *arg)
 {
 	struct seed_task *t = arg;
 	char page[PAGE] = { 'b' };
+	pthread_t grower;
+	ssize_t ret;
 	char *mem;
 	long off;
+	int err;
 
 	set_oom_score_adj("0");
 	mem = mmap(NULL, t->len, PROT_READ | PROT_WRITE,
@@ -298,10 +349,21 @@ static int task_b(void *arg)
 	}
 	for (off = 0; off < t->len; off += PAGE)
 		mem[off] = 1;
+	if (t->grow) {
+		err = pthread_create(&grower, NULL, task_b_grow, t);
+		if (err) {
+			snprintf(t->sh->error, sizeof(t->sh->error),
+				 "B: pthread_create: %s", strerror(err));
+			return 1;
+		}
+	}
 	t->sh->b_ready = 1;
-	if (pwrite(t->fd, page, PAGE, 0) < 0)
-		return 2;
-	return 0;
+	ret = pwrite(t->fd, page, PAGE, 0);
+	t->sh->b_wrote = 1;
+	/* Not killed while blocked: still, grow until killed or SEED_MS. */
+	if (t->grow)
+		pthread_join(grower, NULL);
+	return ret < 0 ? 2 : 0;
 }
 
 /* One letter of /proc/<pid>/stat's state, '?' if unreadable. */
@@ -545,15 +607,18 @@ static long long memcg_event(const char *cg, const char *key)
 }
 
 /*
+ * The metrics line. b_wrote=1: B's pwrite() returned, so the OOM kill
+ * came only after A's write, not while B was blocked on the lock.
+ */
+#define SEED_FMT \
+	"oom seed_%s: secs_to_progress=%.2f a_written=%lld a_errno=%d b_killed=%d b_wrote=%d b_grown_kb=%lld oom=%lld oom_kill=%lld max=%lld avail_kb=%ld\n"
+
+/*
  * A holds i_rwsem asleep in a userfault, B (the largest) blocks on it,
  * the fault is resolved and memory runs out: the OOM killer picks B, and
  * the system must make forward progress within SEED_MS (A's write returns,
  * both tasks are gone), not stall.
  */
-/* The metrics line. */
-#define SEED_FMT \
-	"oom seed_%s: secs_to_progress=%.2f a_written=%lld a_errno=%d b_killed=%d oom=%lld oom_kill=%lld max=%lld avail_kb=%ld\n"
-
 TEST_F_TIMEOUT(seed, oom_victim_blocked_on_lock, TEST_TIMEOUT)
 {
 	static char page[PAGE];
@@ -583,7 +648,9 @@ TEST_F_TIMEOUT(seed, oom_victim_blocked_on_lock, TEST_TIMEOUT)
 		name = "xfs_global";
 		/*
 		 * B takes 60% of what is available, A's buffer another 60%:
-		 * B stays the largest, and together they cannot fit.
+		 * B stays the largest, and together they should not fit; as
+		 * MemAvailable may say less than can be reclaimed, B grows
+		 * on until it is killed (task_b_grow()), while A alone fits.
 		 */
 		avail_kb = meminfo_kb("MemAvailable:");
 		ASSERT_LT(0, avail_kb);
@@ -616,6 +683,7 @@ TEST_F_TIMEOUT(seed, oom_victim_blocked_on_lock, TEST_TIMEOUT)
 
 	/* B: the largest user, then blocked on the same i_rwsem. */
 	self->t.len = b_len;
+	self->t.grow = !variant->memcg;
 	self->b = cg_spawn(cg, task_b, &self->t);
 	ASSERT_LT(0, self->b);
 	sw.pids[sw.nr_pids++] = self->b;
@@ -637,12 +705,14 @@ TEST_F_TIMEOUT(seed, oom_victim_blocked_on_lock, TEST_TIMEOUT)
 	{
 		TH_LOG("UFFDIO_COPY: %s", strerror(errno));
 	}
+	__atomic_store_n(&sh->go, 1, __ATOMIC_RELEASE);
 
 	ASSERT_EQ(0, stall_watch(&sw, &res));
 	b_killed = self->b_reaped && WIFSIGNALED(self->b_status) &&
 		   WTERMSIG(self->b_status) == SIGKILL;
 	ksft_print_msg(SEED_FMT, name, (cg_now_ms() - t0) / 1000.0, sh->written,
-		       sh->write_errno, b_killed, memcg_event(self->cg, "oom"),
+		       sh->write_errno, b_killed, sh->b_wrote,
+		       sh->b_grown >> 10, memcg_event(self->cg, "oom"),
 		       memcg_event(self->cg, "oom_kill"),
 		       memcg_event(self->cg, "max"), avail_kb);
 	fflush(stdout);
