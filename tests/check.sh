@@ -104,12 +104,12 @@ check_lint()
 		skip "lint: checkpatch" "no unpacked kernel tree yet (run ./run.sh --build-only)"
 		return
 	fi
-	out=$("$src/scripts/checkpatch.pl" --no-tree --quiet --show-types \
+	out=$("$src/scripts/checkpatch.pl" --strict --no-tree --quiet --show-types \
 		--ignore ENOSYS,STRNCPY -f "${c_files[@]}" 2>&1)
 	if [ -z "$out" ]; then
-		ok "lint: checkpatch --no-tree on ${#c_files[@]} C files"
+		ok "lint: checkpatch --strict --no-tree on ${#c_files[@]} C files"
 	else
-		not_ok "lint: checkpatch --no-tree on ${#c_files[@]} C files" "$(printf '%s\n' "$out" | head -n 20)"
+		not_ok "lint: checkpatch --strict --no-tree on ${#c_files[@]} C files" "$(printf '%s\n' "$out" | head -n 20)"
 	fi
 	if command -v clang-format >/dev/null; then
 		for f in "${c_files[@]}"; do
