@@ -102,6 +102,7 @@ EXEC_CMD=
 OUT=
 PARSE_LOG=
 SELF_CHECK=0
+BUILD_DONE=0
 SITES=0
 CACHE=${TOOSMALL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/toosmall}
 
@@ -230,7 +231,7 @@ on_signal()
 # prepare_kernel: sets KERNEL, SRC, BUILD, TESTS_DIR, CONFIG_HASH.
 prepare_kernel()
 {
-	local frags=() f key
+	local frags=() f key fresh=0
 
 	if [ -n "$KERNEL_SRC" ]; then
 		SRC=$(realpath "$KERNEL_SRC" 2>/dev/null) ||
@@ -248,8 +249,13 @@ prepare_kernel()
 	CONFIG_HASH=$(cat "${frags[@]}" | short_hash)
 	key=$(printf '%s\n%s\n%s\n' "$SRC" "$CONFIG_HASH" "$PROFILE" | short_hash)
 	BUILD="$CACHE/build/$key"
+	[ -d "$BUILD" ] || fresh=1
 	mkdir -p "$BUILD" || die "$EXIT_USAGE" "cannot create $BUILD: use --cache DIR"
 	lock_acquire "$BUILD/.lock" 3600
+	# A cache entry this run creates goes again unless its kernel and
+	# tests are built: a failed configure or a Ctrl-C leaves no half entry.
+	[ "$fresh" = 0 ] ||
+		register_cleanup "[ \"\$BUILD_DONE\" = 1 ] || rm -rf $(printf %q "$BUILD")"
 	TESTS_DIR="$BUILD/kselftest"
 	if [ -z "$KERNEL" ]; then
 		configure "$SRC" "$BUILD" "${frags[@]}"
@@ -266,6 +272,8 @@ prepare_kernel()
 	fi
 	build_tests "$SRC" "$TESTS_DIR"
 	[ "$SELF_CHECK" = 0 ] || selfcheck_build
+	# shellcheck disable=SC2034 # read by the cleanup registered above
+	BUILD_DONE=1
 	lock_release_all
 }
 
@@ -380,6 +388,9 @@ main()
 		awk -F'\t' '{ printf "%-50s %s\n", $1, $5 }' "$RUN_TMP/plan.full"
 		return 0
 	fi
+	# Before anything is written: an empty plan is a usage error.
+	[ -n "$EXEC_CMD" ] || [ -s "$RUN_TMP/plan.full" ] ||
+		die "$EXIT_USAGE" "no test matches --filter ${FILTERS[*]}: see ./run.sh --list"
 
 	if [ -z "$OUT" ]; then
 		OUT="$CACHE/runs/$(date +%Y%m%d-%H%M%S)-$$"
