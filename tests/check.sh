@@ -437,10 +437,36 @@ check_upstream()
 			"exit ${rc:-none} with no failed check (stopped at its 900 s bound?)"
 }
 
+# What the checks need beyond run.sh's own packages (run.sh installs those):
+# linters, and the headers the mm selftests build against (group upstream).
+CHECK_DEPS=(shellcheck clang-format libnuma-dev libcap-dev git)
+
+# deps_install: install what is missing when root, else name the apt line.
+deps_install()
+{
+	local p missing=()
+
+	for p in "${CHECK_DEPS[@]}"; do
+		dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
+			grep -q '^install ok installed' || missing+=("$p")
+	done
+	[ "${#missing[@]}" -gt 0 ] || return 0
+	if [ "$(id -u)" != 0 ]; then
+		echo "# missing packages: apt-get install ${missing[*]} (checks needing them will fail or skip)"
+		return 0
+	fi
+	echo "# installing ${missing[*]}"
+	run_bounded 1200 apt-get update -qq >/dev/null 2>&1
+	DEBIAN_FRONTEND=noninteractive run_bounded 1800 \
+		apt-get install -y -qq "${missing[@]}" >/dev/null 2>&1 ||
+		echo "# apt-get install ${missing[*]} failed"
+}
+
 main()
 {
 	local groups=("$@") g
 
+	deps_install
 	# cli unpacks the kernel tree that lint takes checkpatch from.
 	[ ${#groups[@]} -gt 0 ] || groups=(parser cli lint uml upstream debug)
 	for g in "${groups[@]}"; do
