@@ -291,6 +291,9 @@ select_cases()
 			printf '%s\n' "$name" >>"$dir/$prog.cases"
 			n=$((n + 1))
 		done < <(list_cases "$COPY/$OOM/$prog")
+		# No argument would run every case: say so rather than do it.
+		[ "$n" -gt 0 ] || [ "$all" = 0 ] ||
+			echo "# $prog: every selected case is left out; it runs them all" >&2
 		if [ "$n" = "$all" ]; then
 			: >"$dir/$prog.args"
 		else
