@@ -738,6 +738,9 @@ main()
 	trap interrupted INT TERM HUP
 	WORK=$(mktemp -d "${TMPDIR:-/tmp}/upstream-check.XXXXXX") || exit 2
 	: >"$WORK/stamp"
+	# The mm build's check_config.sh leaves its mktemp file behind (it
+	# removes only ${tmpname}.*): keep such files in WORK, which goes.
+	mkdir "$WORK/tmp" && export TMPDIR="$WORK/tmp"
 	COPY=$WORK/uml/guest/linux
 	GUEST=$WORK/uml/guest
 	PATCHES=()
