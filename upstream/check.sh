@@ -616,7 +616,7 @@ check_build()
 	local log=$WORK/build.log t missing=
 
 	# shellcheck disable=SC2016 # expanded by that sh
-	if ! run "$BUILD_SECS" sh -c 'make -C "$1" ARCH=x86 headers_install &&
+	if ! run "$BUILD_SECS" env TMPDIR="$WORK/tmp" sh -c 'make -C "$1" ARCH=x86 headers_install &&
 		make -C "$1/tools/testing/selftests" TARGETS=mm -j2' sh "$COPY" >"$log" 2>&1; then
 		not_ok "headers_install, then make TARGETS=mm" "make failed" \
 			"$(grep -E 'error|Error' "$log" | head -n 10)" "$(tail -n 5 "$log")"
@@ -644,7 +644,8 @@ check_install()
 {
 	local log=$WORK/install.log t missing=
 
-	if ! run 120 make -C "$COPY/tools/testing/selftests" install TARGETS=mm \
+	if ! run 120 env TMPDIR="$WORK/tmp" \
+		make -C "$COPY/tools/testing/selftests" install TARGETS=mm \
 		KSFT_INSTALL_PATH="$GUEST/kselftest" >"$log" 2>&1; then
 		not_ok "make kselftest-install TARGETS=mm" "make failed" "$(tail -n 10 "$log")"
 		return
@@ -739,8 +740,10 @@ main()
 	WORK=$(mktemp -d "${TMPDIR:-/tmp}/upstream-check.XXXXXX") || exit 2
 	: >"$WORK/stamp"
 	# The mm build's check_config.sh leaves its mktemp file behind (it
-	# removes only ${tmpname}.*): keep such files in WORK, which goes.
-	mkdir "$WORK/tmp" && export TMPDIR="$WORK/tmp"
+	# removes only ${tmpname}.*): the host-side makes keep such files in
+	# WORK, which goes.  Only they: run.sh stages the kernel in TMPDIR for
+	# its unprivileged UML user, who cannot enter WORK (mode 0700).
+	mkdir "$WORK/tmp" || exit 2
 	COPY=$WORK/uml/guest/linux
 	GUEST=$WORK/uml/guest
 	PATCHES=()
