@@ -397,6 +397,10 @@ main()
 	fi
 	[ ! -e "$OUT/console.log" ] ||
 		die "$EXIT_USAGE" "--output $OUT already holds a run: pick a new dir"
+	if [ ! -e "$OUT" ]; then
+		# Ours: if we stop before the first boot, leave no empty dir.
+		register_cleanup "[ -e $(printf %q "$OUT/console.log") ] || rmdir $(printf %q "$OUT/guest") $(printf %q "$OUT") 2>/dev/null"
+	fi
 	mkdir -p "$OUT" || die "$EXIT_USAGE" "cannot create --output $OUT"
 	OUT=$(realpath "$OUT")
 	check_space "$OUT" 200

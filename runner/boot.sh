@@ -253,6 +253,11 @@ stage_prepare()
 	if [ -n "$SANDBOX_UID" ]; then
 		chown "$SANDBOX_UID:$SANDBOX_UID" "$stage/uml" "$OUT/guest" \
 			"$stage/disk" "$stage/disk/scratch.img"
+		# UML runs as SANDBOX_UID from the stage: a private TMPDIR
+		# (mode 0700 on the way) would end in "UML did not boot".
+		setpriv --reuid="$SANDBOX_UID" --regid="$SANDBOX_UID" \
+			--clear-groups test -x "$stage" ||
+			die "$EXIT_USAGE" "uid $SANDBOX_UID, which runs UML, cannot enter $stage: set TMPDIR to a dir every user can search (e.g. /tmp)"
 	fi
 }
 

@@ -176,6 +176,19 @@ check_cli()
 		env TOOSMALL_CACHE=/proc/toosmall ./run.sh --build-only
 	expect_exit "cli: no test matches filter" 2 "no test matches" \
 		run_bounded 900 ./run.sh --filter 'no-such-test*'
+	# As root, UML runs as nobody from TMPDIR: a private one is bad input,
+	# said before the first boot, with no output dir left behind.
+	if [ "$(id -u)" = 0 ]; then
+		mkdir -m 0700 "$SCRATCH/private"
+		expect_exit "cli: TMPDIR the UML user cannot enter" 2 "cannot enter .*set TMPDIR" \
+			env TMPDIR="$SCRATCH/private" timeout -k 10 900 \
+			./run.sh --filter 'failnth_fd*' --output "$SCRATCH/private-out"
+		if [ -e "$SCRATCH/private-out" ] || [ -n "$(ls -A "$SCRATCH/private")" ]; then
+			not_ok "cli: private TMPDIR leaves nothing behind" "left:" \
+				"$(ls -d "$SCRATCH/private-out" "$SCRATCH/private"/* 2>&1)"
+		fi
+		rmdir "$SCRATCH/private"
+	fi
 }
 
 # The real thing: the default suite in UML, with every result file.
