@@ -44,6 +44,9 @@ Run:
                        (or ~/.cache/toosmall); also \$TOOSMALL_CACHE
   --sites              dump the stack of every injected fault and name the
                        allocation call sites whose failure paths ran
+  --mutate             test the fail-nth tests' own checks: each is told
+                       the opposite outcome and must notice (a pass means
+                       the check can fail)
 
 Detectors:
   --self-check         instead of the suite, provoke every failure kind
@@ -104,6 +107,7 @@ PARSE_LOG=
 SELF_CHECK=0
 BUILD_DONE=0
 SITES=0
+MUTATE=0
 CACHE=${TOOSMALL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/toosmall}
 
 # need_arg OPT NARGS: an option's value is missing.
@@ -133,6 +137,7 @@ parse_args()
 		--parse) need_arg "$1" $#; PARSE_LOG=$2; shift ;;
 		--self-check) SELF_CHECK=1 ;;
 		--sites) SITES=1 ;;
+		--mutate) MUTATE=1 ;;
 		-h | --help) usage; exit 0 ;;
 		*) die "$EXIT_USAGE" "unknown option '$1': see ./run.sh --help" ;;
 		esac
@@ -328,10 +333,12 @@ make_plan()
 {
 	local bins=() b args=()
 
-	for b in "$TESTS_DIR"/*_test; do
-		[ -x "$b" ] && bins+=("$b")
-	done
-	[ "${#bins[@]}" -gt 0 ] || die "$EXIT_INFRA" "no test binaries in $TESTS_DIR"
+	while read -r b; do
+		[ -x "$TESTS_DIR/$b" ] ||
+			die "$EXIT_INFRA" "$TESTS_DIR/$b was not built: see $TESTS_DIR/build.log"
+		bins+=("$TESTS_DIR/$b")
+	done <"$TESTS_DIR/tests.list"
+	[ "${#bins[@]}" -gt 0 ] || die "$EXIT_INFRA" "no test programs in $TESTS_DIR/tests.list"
 	for b in "${FILTERS[@]}"; do
 		args+=(--filter "$b")
 	done

@@ -149,6 +149,15 @@ build_tests()
 		tail -n 20 "$out/build.log" >&2
 		die "$EXIT_INFRA" "building the selftests failed: see $out/build.log"
 	fi
+	# The programs to run are the Makefile's, as lib.mk's emit_tests lists
+	# them: not whatever an older build left in OUTPUT.
+	if ! make -s --no-print-directory -C "$TOPDIR/tools/testing/selftests/mm/oom" \
+		KSFT_DIR="$src/tools/testing/selftests" OUTPUT="$out" emit_tests \
+		2>>"$out/build.log" | sed 's/^[^:]*://' >"$out/tests.list" ||
+		[ ! -s "$out/tests.list" ]; then
+		rm -f "$out/tests.list"
+		die "$EXIT_INFRA" "cannot list the selftests (make emit_tests): see $out/build.log"
+	fi
 	# What lib.mk's install would put beside them (TEST_FILES): fio jobs.
 	rm -rf "$out/fio"
 	cp -r "$TOPDIR/tools/testing/selftests/mm/oom/fio" "$out/fio" ||
