@@ -97,6 +97,7 @@ struct fio_result {
 	long verify_fail; /* fio verify mismatches */
 	long crash; /* fio aborted or a worker died of a signal */
 	long unknown; /* stderr lines not understood */
+	char first_unknown[160]; /* the first of them, for the verdict */
 	long long oom_kills;
 	long long peak;
 };
@@ -242,7 +243,9 @@ static void parse_stderr(const char *path, struct fio_result *r)
 			if (shown++ < 6)
 				printf("# fio crash: %s\n", line);
 		} else if (line[0]) {
-			r->unknown++;
+			if (!r->unknown++)
+				snprintf(r->first_unknown,
+					 sizeof(r->first_unknown), "%s", line);
 			if (shown++ < 6)
 				printf("# fio stderr: %s\n", line);
 		}
@@ -1072,8 +1075,9 @@ static void fio_case(struct __test_metadata *_metadata,
 		 * failure was an errno the job allows (checked below).
 		 */
 		EXPECT_TRUE(r.status == 0 || (r.status > 0 && r.nerr))
-		TH_LOG("fio exited with %d and no error it explained",
-		       r.status);
+		TH_LOG("fio exited with %d and no error it explained%s%s",
+		       r.status, r.unknown ? "; it said: " : "",
+		       r.first_unknown);
 	}
 	EXPECT_EQ(0, r.crash) TH_LOG("fio crashed (a worker died of a signal)");
 	if (c == NOPRESSURE || c == MEMCG_ABOVE) {
