@@ -338,8 +338,11 @@ static char fs_xattr_got[4096];
 
 static int act_getxattr(struct fs_ctx *fs)
 {
-	ssize_t ret = getxattr(A_PATH, xa_big.name, fs_xattr_got,
-			       sizeof(fs_xattr_got));
+	ssize_t ret;
+
+	/* Not what the last point read: a success must have written it. */
+	memset(fs_xattr_got, 0, sizeof(fs_xattr_got));
+	ret = getxattr(A_PATH, xa_big.name, fs_xattr_got, sizeof(fs_xattr_got));
 
 	return ret < 0 ? -errno : ret;
 }
@@ -372,7 +375,11 @@ static void prep_four(struct __test_metadata *_metadata, struct fs_ctx *fs)
 
 static int act_listxattr(struct fs_ctx *fs)
 {
-	ssize_t ret = listxattr(A_PATH, fs_xattr_got, sizeof(fs_xattr_got));
+	ssize_t ret;
+
+	/* Not what the last point read: a success must have written it. */
+	memset(fs_xattr_got, 0, sizeof(fs_xattr_got));
+	ret = listxattr(A_PATH, fs_xattr_got, sizeof(fs_xattr_got));
 
 	return ret < 0 ? -errno : ret;
 }

@@ -329,8 +329,11 @@ static char fs_link_got[PATH_MAX];
 
 static int act_readlink(struct fs_ctx *fs)
 {
-	ssize_t ret =
-		readlinkat(fs->dirfd, "s", fs_link_got, sizeof(fs_link_got));
+	ssize_t ret;
+
+	/* Not what the last point read: a success must have written it. */
+	memset(fs_link_got, 0, sizeof(fs_link_got));
+	ret = readlinkat(fs->dirfd, "s", fs_link_got, sizeof(fs_link_got));
 
 	return ret < 0 ? -errno : ret;
 }
