@@ -142,6 +142,7 @@ boot_once()
 		setarch x86_64 -R "$stage/linux" mem="$mem" \
 		root=/dev/root rootfstype=hostfs rootflags=/ ro \
 		init="$stage/init" toosmall.stage="$stage" toosmall.sites="$SITES" \
+		toosmall.mutate="$MUTATE" \
 		uml_dir="$stage/uml" umid="$UMID" \
 		ubd0="$stage/disk/scratch.img" \
 		con0=null,fd:1 con=null printk.time=1 \

@@ -40,6 +40,8 @@ for word in $cmdline; do
 	toosmall.stage=*) stage=${word#*=} ;;
 	# run.sh --sites: every injected fault dumps its stack (failnth.h).
 	toosmall.sites=1) export FAILNTH_SITES=1 ;;
+	# run.sh --mutate: fail-nth checks are lied to (failnth.h).
+	toosmall.mutate=1) export FAILNTH_MUTATE=1 ;;
 	esac
 done
 cd "$stage" || {

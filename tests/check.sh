@@ -5,7 +5,8 @@
 #   lint      shellcheck on the shell, checkpatch and clang-format on the C
 #   parser    runner/test_toosmall.py on the captured logs in fixtures/logs
 #   cli       bad input gets a one-line error and its own exit code
-#   uml       real runs in UML: the suite, a guest's escape attempts, the
+#   uml       real runs in UML: the suite, the fail-nth checks under
+#             --mutate (group mutate alone), a guest's escape attempts, the
 #             kernel cache, Ctrl-C cleanup, a prebuilt kernel without
 #             fault injection, the verdicts against known-issues, and the
 #             detector self-check
@@ -218,6 +219,25 @@ check_uml_suite()
 	else
 		not_ok "uml: every verdict on the default kernel is a pass, a skip with a reason, or a written-up finding" \
 			"run.sh exit $rc" "$(cat "$SCRATCH/verdicts")"
+	fi
+}
+
+# The fail-nth checks themselves (issue 3): under --mutate each sweep tells
+# its checks the opposite of what the call returned, and they must notice
+# (failnth.h, failnth_mutate()). A guest that ignored --mutate would pass
+# too, so every passing test must also have printed its "mutate" line.
+check_uml_mutate()
+{
+	local out="$SCRATCH/mutate" rc got
+
+	run_bounded 1800 ./run.sh --mutate --filter 'failnth*.both' --output "$out" \
+		>"$SCRATCH/mutate.stdout" 2>"$SCRATCH/mutate.stderr"
+	rc=$?
+	if got=$(python3 "$TOPDIR/tests/mutate_verdict.py" "$out" 2>&1) && [ "$rc" = 0 ]; then
+		ok "uml: --mutate: every fail-nth check notices a lie ($(printf '%s\n' "$got" | tail -n 1))"
+	else
+		not_ok "uml: --mutate: every fail-nth check notices a lie" "run.sh exit $rc" \
+			"$got" "$(tail -n 3 "$SCRATCH/mutate.stderr")"
 	fi
 }
 
@@ -489,6 +509,7 @@ main()
 		cli) check_cli ;;
 		uml)
 			[ -n "${CHECK_SKIP_SUITE:-}" ] || check_uml_suite
+			check_uml_mutate
 			check_uml_isolation
 			check_uml_cache
 			check_uml_interrupt
@@ -498,6 +519,7 @@ main()
 			;;
 		debug) check_uml_selfcheck debug ;;
 		interrupt) check_interrupt_build ;;
+		mutate) check_uml_mutate ;;
 		upstream) check_upstream ;;
 		*) echo "unknown group $g" >&2; exit 2 ;;
 		esac

@@ -38,6 +38,11 @@
  * per point, and FAILNTH_SITES=1 makes each injected fault dump its stack
  * (verbose level 2) so that the runner can name the call sites that failed.
  *
+ * FAILNTH_MUTATE=1 turns a sweep into a test of its own checks (run.sh
+ * --mutate): the checks are told the opposite of what the action returned,
+ * a success as ENOMEM and a failure as a full success, and must notice
+ * both lies. The test passes when they do; see failnth_mutate().
+ *
  * The helpers are static functions in a header, not a library, because the
  * ones that assert need kselftest_harness.h's _metadata and macros, which
  * only work within the test's own translation unit (as landlock's
@@ -50,6 +55,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/magic.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -104,6 +110,12 @@ struct failnth_scenario {
 	long full;
 	/* A failure may change the mappings (a scenario about mappings). */
 	bool maps_may_change;
+	/*
+	 * Why no check can tell a success from a failure by what it left (a
+	 * query changes nothing; some failures may do part of the work), or
+	 * NULL. FAILNTH_MUTATE then tries only the failure lie, and says why.
+	 */
+	const char *success_unseen;
 	/* Bound on the whole sweep, below the test's TEST_F_TIMEOUT. */
 	unsigned int deadline_s;
 	/* debugfs verbose level of failslab and fail_page_alloc (0..2). */
@@ -721,6 +733,158 @@ static double failnth_elapsed(const struct timespec *start)
 }
 
 /*
+ * What a lying action would have returned instead of @ret. A success that
+ * returns no count (an fd, say) is claimed with an fd number nothing has
+ * open, so a check that uses the fd sees that it is not the one it wants.
+ */
+#define FAILNTH_LIE_FD 1000
+static int failnth_lie_ret(int ret, long full)
+{
+	if (ret >= 0)
+		return -ENOMEM;
+	return full ? full : FAILNTH_LIE_FD;
+}
+
+static int failnth_lie(const struct failnth_scenario *sc, int ret)
+{
+	return failnth_lie_ret(ret, sc->full);
+}
+
+/*
+ * One point of a mutation run: as failnth_point(), with the fault at @n (0:
+ * none), but the judgement is told failnth_lie() of what the action
+ * returned; cleanup gets the truth. Returns what the action returned, or
+ * INT_MIN when the point could not be run (already reported). *@fired says
+ * whether the fault fired, *@caught whether the lie was noticed, and @why
+ * what noticed it.
+ */
+static int failnth_lie_point(struct __test_metadata *_metadata,
+			     const struct failnth_scenario *sc, int fd, int n,
+			     bool *fired, bool *caught, char *why, size_t size)
+{
+	static char maps_armed[FAILNTH_MAPS_SIZE];
+	int ret, lie, armed, fds;
+	bool ok = true, childless;
+
+	why[0] = '\0';
+	if (sc->prepare)
+		sc->prepare(_metadata, sc->arg);
+	/* What a failure must leave as it was, besides the mappings. */
+	fds = failnth_count_fds();
+	childless = failnth_no_child(why, size);
+	armed = failnth_read_maps(maps_armed, sizeof(maps_armed));
+	if (armed >= 0)
+		armed = n ? failnth_arm(fd, n) : 0;
+	EXPECT_EQ(0, armed)
+	{
+		TH_LOG("%s: n=%d: arming %s or reading maps: %s", sc->name, n,
+		       FAILNTH_PROC, strerror(-armed));
+	}
+	if (armed) {
+		sc->cleanup(_metadata, sc->arg, -ENOMEM);
+		return INT_MIN;
+	}
+	ret = sc->action(sc->arg);
+	armed = n ? failnth_disarm(fd) : 0;
+	EXPECT_LE(0, armed)
+	{
+		TH_LOG("%s: n=%d: reading back %s: %s", sc->name, n,
+		       FAILNTH_PROC, strerror(-armed));
+	}
+	*fired = armed > 0;
+	lie = failnth_lie(sc, ret);
+	/*
+	 * The engine's own checks of a failure, which a sweep makes after
+	 * cleanup: cleanup gets the truth here, so they are made before.
+	 */
+	why[0] = '\0';
+	if (lie < 0 && !sc->maps_may_change)
+		ok = failnth_maps_same(maps_armed, "after the \"failed\" call",
+				       why, size);
+	if (ok && lie < 0 && failnth_count_fds() != fds) {
+		snprintf(why, size,
+			 "%d fds open, %d before the \"failed\" call",
+			 failnth_count_fds(), fds);
+		ok = false;
+	}
+	if (ok && lie < 0 && childless)
+		ok = failnth_no_child(why, size);
+	if (ok)
+		ok = sc->check(sc->arg, lie, why, size);
+	sc->cleanup(_metadata, sc->arg, ret);
+	*caught = !ok;
+	return armed < 0 ? INT_MIN : ret;
+}
+
+/*
+ * FAILNTH_MUTATE=1: shows that the scenario's checks can fail, by lying to
+ * them twice. First the action runs without a fault and succeeds; the
+ * checks are told it failed with ENOMEM, and must find its effect (or the
+ * engine a changed mapping, a new fd or a child), unless the scenario says
+ * why they cannot (success_unseen). Then n = 1, 2, ... until the action
+ * fails; the checks are told it fully succeeded, and must find the effect
+ * missing. A lie that goes unnoticed fails the test: that check could not
+ * have failed. When no point fails the action (every fault has a
+ * fallback), there is no failure to lie about, and the summary says so.
+ */
+static void failnth_mutate(struct __test_metadata *_metadata,
+			   const struct failnth_scenario *sc, int fd)
+{
+	char why[512], failure[512] = "no point failed the action";
+	bool fired, caught = false, failed = false, succeeded;
+	struct timespec start;
+	int n, ret;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	ret = failnth_lie_point(_metadata, sc, fd, 0, &fired, &caught, why,
+				sizeof(why));
+	if (ret == INT_MIN)
+		return;
+	succeeded = ret >= 0;
+	EXPECT_TRUE(succeeded)
+	{
+		TH_LOG("%s: failed without an injected fault: %s", sc->name,
+		       strerror(-ret));
+	}
+	if (sc->success_unseen) {
+		ksft_print_msg("mutate %s: success as ENOMEM: not tried: %s\n",
+			       sc->name, sc->success_unseen);
+	} else {
+		EXPECT_TRUE(!succeeded || caught)
+		{
+			TH_LOG("%s: success told as ENOMEM, not noticed: no check sees the effect",
+			       sc->name);
+		}
+		ksft_print_msg("mutate %s: success as ENOMEM: %s%s\n", sc->name,
+			       caught ? "caught: " : "NOT caught",
+			       caught ? why : "");
+	}
+
+	for (n = 1; n <= FAILNTH_MAX_POINTS; n++) {
+		if (failnth_elapsed(&start) > sc->deadline_s)
+			break;
+		ret = failnth_lie_point(_metadata, sc, fd, n, &fired, &caught,
+					why, sizeof(why));
+		if (ret == INT_MIN || !fired)
+			break;
+		if (ret < 0) {
+			failed = true;
+			snprintf(failure, sizeof(failure),
+				 "n=%d %s as success: %s%s", n, strerror(-ret),
+				 caught ? "caught: " : "NOT caught",
+				 caught ? why : "");
+			break;
+		}
+	}
+	EXPECT_TRUE(!failed || caught)
+	{
+		TH_LOG("%s: n=%d: %s told as success, not noticed: no check misses the effect",
+		       sc->name, n, strerror(-ret));
+	}
+	ksft_print_msg("mutate %s: failure: %s\n", sc->name, failure);
+}
+
+/*
  * Sweeps every injection point of @sc's action that @mode fails, then prints
  * the summary. The knobs are put back on return; the fixture's teardown
  * calls failnth_knobs_restore() too, for an ASSERT in a callback.
@@ -764,6 +928,14 @@ static void failnth_sweep(struct __test_metadata *_metadata,
 	if (err)
 		goto unlock;
 
+	if (failnth_env("FAILNTH_MUTATE")) {
+		failnth_mutate(_metadata, sc, fd);
+		close(fd);
+		munlockall();
+		err = failnth_knobs_restore();
+		EXPECT_EQ(0, err);
+		return;
+	}
 	for (n = 1; n <= FAILNTH_MAX_POINTS && fired > 0; n++) {
 		if (failnth_elapsed(&start) > sc->deadline_s) {
 			timed_out = true;

@@ -57,6 +57,8 @@ struct failnth_child_scenario {
 	const int *fates;
 	/* What a complete success returns; a smaller count is short. 0: none. */
 	long full;
+	/* As in struct failnth_scenario. */
+	const char *success_unseen;
 	/* Bound on the whole sweep, below the test's TEST_F_TIMEOUT. */
 	unsigned int deadline_s;
 	/* debugfs verbose level of failslab and fail_page_alloc (0..2). */
@@ -98,7 +100,7 @@ struct failnth_child_stats {
  * 1..3 when it could not get as far as the action.
  */
 static void failnth_child_run(const struct failnth_child_scenario *sc, int n,
-			      int report_fd)
+			      bool lie, int report_fd)
 {
 	struct failnth_child_report rep = {};
 	int fd, err;
@@ -117,13 +119,16 @@ static void failnth_child_run(const struct failnth_child_scenario *sc, int n,
 		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) || raise(SIGSTOP))
 			_exit(3);
 	}
-	err = failnth_arm(fd, n);
+	err = n ? failnth_arm(fd, n) : 0;
 	if (err)
 		_exit(2);
 	/* Between arm and disarm: no stdio, no new memory. */
 	rep.ret = sc->action(sc->arg);
-	rep.fired = failnth_disarm(fd);
-	rep.ok = sc->check(sc->arg, rep.ret, rep.why, sizeof(rep.why));
+	rep.fired = n ? failnth_disarm(fd) : 0;
+	/* FAILNTH_MUTATE: the check is told the opposite (failnth_mutate()). */
+	rep.ok = sc->check(sc->arg,
+			   lie ? failnth_lie_ret(rep.ret, sc->full) : rep.ret,
+			   rep.why, sizeof(rep.why));
 	if (write(report_fd, &rep, sizeof(rep)) != sizeof(rep))
 		_exit(2);
 	_exit(0);
@@ -310,7 +315,7 @@ static int failnth_child_point(struct __test_metadata *_metadata,
 	}
 	if (!pid) {
 		close(pipefd[0]);
-		failnth_child_run(sc, n, pipefd[1]);
+		failnth_child_run(sc, n, false, pipefd[1]);
 	}
 	close(pipefd[1]);
 	snprintf(path, sizeof(path), "/proc/%d/fail-nth", pid);
@@ -492,6 +497,123 @@ static void failnth_child_summary(const struct failnth_child_scenario *sc,
  * Sweeps every injection point of @sc's action, made in a child, that
  * @mode fails, then prints the summary. The knobs are put back on return.
  */
+/*
+ * One point of a mutation run in a child (see failnth_mutate()): returns
+ * 1 with @rep filled in, 0 when the child died of a signal (no report), or
+ * -1 when the point could not be run (already reported).
+ */
+static int failnth_child_lie_point(struct __test_metadata *_metadata,
+				   const struct failnth_child_scenario *sc,
+				   int n, struct failnth_child_report *rep)
+{
+	int pipefd[2], err;
+	siginfo_t info;
+	ssize_t len;
+	pid_t pid;
+
+	ASSERT_EQ(0, pipe2(pipefd, O_CLOEXEC));
+	fflush(NULL);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		close(pipefd[0]);
+		failnth_child_run(sc, n, true, pipefd[1]);
+	}
+	close(pipefd[1]);
+	err = failnth_child_wait(pid, WEXITED, &info, FAILNTH_CHILD_POINT_S);
+	if (err) {
+		failnth_child_kill(pid);
+		close(pipefd[0]);
+		EXPECT_EQ(0, err)
+		{
+			TH_LOG("%s: n=%d: waiting for the child: %s", sc->name,
+			       n, strerror(-err));
+		}
+		return -1;
+	}
+	failnth_child_reap(pid);
+	len = read(pipefd[0], rep, sizeof(*rep));
+	close(pipefd[0]);
+	if (info.si_code != CLD_EXITED)
+		return 0;
+	EXPECT_TRUE(!info.si_status && len == sizeof(*rep))
+	{
+		TH_LOG("%s: n=%d: child exited %d before reporting", sc->name,
+		       n, info.si_status);
+	}
+	return !info.si_status && len == sizeof(*rep) ? 1 : -1;
+}
+
+/* failnth_mutate() for a call made in a child. */
+static void failnth_child_mutate(struct __test_metadata *_metadata,
+				 const struct failnth_child_scenario *sc)
+{
+	char failure[512] = "no point failed the action";
+	struct failnth_child_report rep = {};
+	bool caught = false, failed = false;
+	struct timespec start;
+	int n, got;
+
+	if (sc->traced_exec) {
+		/*
+		 * The parent judges a traced execve by its exec event and the
+		 * new image's exit: there is no check to lie to.
+		 */
+		ksft_print_msg("mutate %s: success as ENOMEM: not tried: %s\n",
+			       sc->name, "judged by ptrace, not by a check");
+		ksft_print_msg("mutate %s: failure: not tried: %s\n", sc->name,
+			       "judged by ptrace, not by a check");
+		return;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	got = failnth_child_lie_point(_metadata, sc, 0, &rep);
+	if (got < 0)
+		return;
+	EXPECT_TRUE(got && rep.ret >= 0)
+	{
+		TH_LOG("%s: failed without an injected fault: %s", sc->name,
+		       got ? strerror(-rep.ret) : "killed");
+	}
+	caught = got && !rep.ok;
+	if (sc->success_unseen) {
+		ksft_print_msg("mutate %s: success as ENOMEM: not tried: %s\n",
+			       sc->name, sc->success_unseen);
+	} else {
+		EXPECT_TRUE(caught)
+		{
+			TH_LOG("%s: success told as ENOMEM, not noticed: no check sees the effect",
+			       sc->name);
+		}
+		ksft_print_msg("mutate %s: success as ENOMEM: %s%s\n", sc->name,
+			       caught ? "caught: " : "NOT caught",
+			       caught ? rep.why : "");
+	}
+
+	for (n = 1; n <= FAILNTH_MAX_POINTS; n++) {
+		if (failnth_elapsed(&start) > sc->deadline_s)
+			break;
+		got = failnth_child_lie_point(_metadata, sc, n, &rep);
+		if (got < 0 || (got && !rep.fired))
+			break;
+		if (got && rep.ret < 0) {
+			failed = true;
+			caught = !rep.ok;
+			snprintf(failure, sizeof(failure),
+				 "n=%d %s as success: %s%s", n,
+				 strerror(-rep.ret),
+				 caught ? "caught: " : "NOT caught",
+				 caught ? rep.why : "");
+			break;
+		}
+	}
+	EXPECT_TRUE(!failed || caught)
+	{
+		TH_LOG("%s: n=%d: %s told as success, not noticed: no check misses the effect",
+		       sc->name, n, strerror(-rep.ret));
+	}
+	ksft_print_msg("mutate %s: failure: %s\n", sc->name, failure);
+}
+
 static void failnth_child_sweep(struct __test_metadata *_metadata,
 				const struct failnth_child_scenario *sc,
 				enum failnth_mode mode)
@@ -509,6 +631,12 @@ static void failnth_child_sweep(struct __test_metadata *_metadata,
 	{
 		TH_LOG("%s: setting the failslab and fail_page_alloc knobs: %s",
 		       sc->name, strerror(-err));
+	}
+	if (failnth_env("FAILNTH_MUTATE")) {
+		failnth_child_mutate(_metadata, sc);
+		err = failnth_knobs_restore();
+		EXPECT_EQ(0, err);
+		return;
 	}
 	if (only && atoi(only) > 0) {
 		n = atoi(only);

@@ -96,6 +96,8 @@ struct fs_op {
 	const int *tmpfs_errnos, *xfs_errnos;
 	/* Why tmpfs has no injection point on this path, to skip there. */
 	const char *tmpfs_skip;
+	/* Why a success leaves nothing to tell from a failure (failnth.h). */
+	const char *success_unseen;
 };
 
 /* Byte @off of the file content numbered @seed: not periodic in a page. */

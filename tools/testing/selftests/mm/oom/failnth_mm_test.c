@@ -84,6 +84,8 @@ struct mm_op {
 	const int *allowed;
 	long full;
 	bool maps_may_change;
+	/* Why a success leaves nothing to tell from a failure (failnth.h). */
+	const char *success_unseen;
 	void (*prepare)(struct __test_metadata *_metadata, void *arg);
 	int (*action)(void *arg);
 	bool (*check)(void *arg, int ret, char *why, size_t size);
@@ -1036,6 +1038,12 @@ FIXTURE_VARIANT_ADD(mm, madv_populate_write) {
 	.op = {
 		.scenario = "madv_populate_write",
 		.allowed = mm_errnos,
+		/*
+		 * mm/madvise.c: madvise_populate() faults in page by page
+		 * and returns the first error: a failure may leave part of
+		 * the range populated, so residency cannot tell.
+		 */
+		.success_unseen = "a failed populate may have populated part of the range",
 		.prepare = fresh_pages_prepare,
 		.action = madv_populate_action,
 		.check = madv_populate_check,
@@ -1090,6 +1098,7 @@ FIXTURE_VARIANT_ADD(mm, fault_touch) {
 	.op = {
 		.scenario = "fault_touch",
 		.full = NR_FILL,
+		.success_unseen = "a fault has no errno: it fails by a signal",
 		.in_child = true,
 		.child_prepare = touch_prepare,
 		.action = touch_action,
@@ -1145,6 +1154,7 @@ static void mm_sweep(struct __test_metadata *_metadata, FIXTURE_DATA(mm) * self,
 		.allowed = op->allowed,
 		.full = op->full,
 		.maps_may_change = op->maps_may_change,
+		.success_unseen = op->success_unseen,
 		.deadline_s = SWEEP_TIMEOUT - 10,
 		.arg = &self->st,
 		.prepare = op->prepare,
@@ -1158,6 +1168,7 @@ static void mm_sweep(struct __test_metadata *_metadata, FIXTURE_DATA(mm) * self,
 		.allowed = op->allowed,
 		.fates = op->fates,
 		.full = op->full,
+		.success_unseen = op->success_unseen,
 		.deadline_s = SWEEP_TIMEOUT - 10,
 		.arg = &self->st,
 		.prepare = op->child_prepare,

@@ -145,6 +145,8 @@ struct task_state {
 struct task_op {
 	const char *scenario;
 	const int *allowed;
+	/* Why a success leaves nothing to tell from a failure (failnth.h). */
+	const char *success_unseen;
 	void (*prepare)(struct __test_metadata *_metadata, void *arg);
 	int (*action)(void *arg);
 	bool (*check)(void *arg, int ret, char *why, size_t size);
@@ -209,6 +211,13 @@ static int reap_in_action(struct task_state *st, pid_t pid)
 	st->pid = 0;
 	return 0;
 }
+
+/*
+ * The action reaps the child it made, so a success leaves nothing behind;
+ * a failure that made a child anyway would leave one, which the engine's
+ * child check finds.
+ */
+#define REAPED "the action reaps its child: a success leaves no trace"
 
 /* fork(): the child exits at once, the parent reaps it. */
 static int fork_action(void *arg)
@@ -610,6 +619,7 @@ FIXTURE_VARIANT_ADD(task, fork) {
 	.op = {
 		.scenario = "fork",
 		.allowed = fork_errnos,
+		.success_unseen = REAPED,
 		.action = fork_action,
 		.check = fork_check,
 		.cleanup = task_cleanup,
@@ -622,6 +632,7 @@ FIXTURE_VARIANT_ADD(task, vfork) {
 	.op = {
 		.scenario = "vfork",
 		.allowed = fork_errnos,
+		.success_unseen = REAPED,
 		.action = vfork_action,
 		.check = fork_check,
 		.cleanup = task_cleanup,
@@ -861,6 +872,7 @@ static void task_sweep(struct __test_metadata *_metadata,
 	const struct failnth_scenario sc = {
 		.name = op->scenario,
 		.allowed = op->allowed,
+		.success_unseen = op->success_unseen,
 		.deadline_s = SWEEP_TIMEOUT - 10,
 		.arg = &self->st,
 		.prepare = op->prepare,
@@ -873,6 +885,7 @@ static void task_sweep(struct __test_metadata *_metadata,
 		.name = op->scenario,
 		.allowed = op->allowed,
 		.fates = op->fates,
+		.success_unseen = op->success_unseen,
 		.deadline_s = SWEEP_TIMEOUT - 10,
 		.traced_exec = op->traced_exec,
 		.exec_code = EXEC_CODE,
