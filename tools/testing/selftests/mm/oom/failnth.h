@@ -830,7 +830,7 @@ static int failnth_lie_point(struct __test_metadata *_metadata,
 static void failnth_mutate(struct __test_metadata *_metadata,
 			   const struct failnth_scenario *sc, int fd)
 {
-	char why[512], failure[512] = "no point failed the action";
+	char why[512], failure[512 + 128] = "no point failed the action";
 	bool fired, caught = false, failed = false, succeeded;
 	struct timespec start;
 	int n, ret;
