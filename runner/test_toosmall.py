@@ -256,9 +256,26 @@ def check_run(outdir, known_path):
 			continue
 		problems.append('%s: %s (%s) is not a written-up finding: write it up in '
 				'FINDINGS.md and known-issues' % (t['name'], t['status'], t['reason']))
+		problems.extend(excerpt(outdir, t['name']))
 	for p in problems:
 		print(p)
 	return 1 if problems else 0
+
+
+def excerpt(outdir, name, most=40):
+	"""What a test said on the console (its "# " lines, the last @most):
+	the evidence to write a finding up from, where only this is kept (CI)."""
+	try:
+		with open(os.path.join(outdir, 'console.log'), errors='replace') as f:
+			log = f.read()
+	except OSError:
+		return []
+	m = re.search(r'TOOSMALL:BEGIN %s[^\n]*\n(.*?)(?:TOOSMALL:END |TOOSMALL-HOST: boot \d+ ended|\Z)'
+		      % re.escape(name), log, re.S)
+	if not m:
+		return []
+	lines = [ln for ln in m.group(1).splitlines() if ln.startswith('#')]
+	return ['  | ' + ln for ln in lines[-most:]]
 
 
 if __name__ == '__main__':
