@@ -245,7 +245,9 @@ static void parse_stderr(const char *path, struct fio_result *r)
 		} else if (line[0]) {
 			if (!r->unknown++)
 				snprintf(r->first_unknown,
-					 sizeof(r->first_unknown), "%s", line);
+					 sizeof(r->first_unknown), "%.*s",
+					 (int)sizeof(r->first_unknown) - 1,
+					 line);
 			if (shown++ < 6)
 				printf("# fio stderr: %s\n", line);
 		}
@@ -254,24 +256,54 @@ static void parse_stderr(const char *path, struct fio_result *r)
 	fflush(stdout);
 }
 
-/* Prints what each task left in @pgid is doing, then dumps all stacks. */
+static void task_evidence(pid_t pid)
+{
+	char path[64], buf[2048], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (fx_read(path, buf, sizeof(buf)) >= 0) {
+		/* "pid (comm) S ...": the state follows the last ')'. */
+		p = strrchr(buf, ')');
+		printf("# stall: task %d %.*s state %c\n", pid,
+		       p ? (int)(p - buf + 1) : 0, buf,
+		       p && p[1] && p[2] ? p[2] : '?');
+	}
+	snprintf(path, sizeof(path), "/proc/%d/wchan", pid);
+	if (fx_read(path, buf, sizeof(buf)) >= 0)
+		printf("# stall: task %d wchan %s\n", pid, buf);
+	snprintf(path, sizeof(path), "/proc/%d/stack", pid);
+	if (fx_read(path, buf, sizeof(buf)) >= 0)
+		printf("# stall: task %d stack:\n%s\n", pid, buf);
+}
+
+/* Whether task @pid is in cgroup @cg (a path under /sys/fs/cgroup). */
+static bool in_cgroup(pid_t pid, const char *cg)
+{
+	char path[64], buf[512];
+	const char *rel = cg + strlen("/sys/fs/cgroup");
+
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", pid);
+	if (strncmp(cg, "/sys/fs/cgroup/", 15) ||
+	    fx_read(path, buf, sizeof(buf)) < 0)
+		return false;
+	/* "0::/fio_test.43\n" */
+	return !strncmp(buf, "0::", 3) && !strncmp(buf + 3, rel, strlen(rel)) &&
+	       (buf[3 + strlen(rel)] == '\n' || !buf[3 + strlen(rel)]);
+}
+
+/* Shows what each task left in @pgid or in @cg is doing, then dumps all stacks. */
 static void stall_evidence(pid_t pgid, const char *cg)
 {
-	char path[64], buf[2048];
+	char buf[2048];
 	struct dirent *de;
 	DIR *d = opendir("/proc");
 
 	while (d && (de = readdir(d))) {
 		pid_t pid = atoi(de->d_name);
 
-		if (pid <= 0 || getpgid(pid) != pgid)
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/wchan", pid);
-		if (fx_read(path, buf, sizeof(buf)) >= 0)
-			printf("# stall: task %d wchan %s\n", pid, buf);
-		snprintf(path, sizeof(path), "/proc/%d/stack", pid);
-		if (fx_read(path, buf, sizeof(buf)) >= 0)
-			printf("# stall: task %d stack:\n%s\n", pid, buf);
+		if (pid > 0 &&
+		    (getpgid(pid) == pgid || (cg && in_cgroup(pid, cg))))
+			task_evidence(pid);
 	}
 	if (d)
 		closedir(d);
@@ -355,6 +387,29 @@ static bool fio_alive(pid_t pgid, const char *cg)
 }
 
 /*
+ * fio (pgid @pgid) was SIGKILLed, by the OOM killer: the only one who kills
+ * it before the deadline. Its job processes then wait for the dead parent
+ * forever, in user space (seen: state S, wchan futex_wait, no charge, no
+ * reclaim), and what they would still do has no parent to report to. End
+ * them too; they must be gone within 10 s (the new deadline returned, at
+ * most @end), or the run stalls with the evidence as any other.
+ */
+static double fio_end_orphans(pid_t pgid, const char *cg, double end)
+{
+	char path[PATH_MAX];
+
+	if (!fio_alive(pgid, cg))
+		return end;
+	printf("# fio was killed: ending the job processes left waiting for it\n");
+	kill(-pgid, SIGKILL);
+	if (cg) {
+		snprintf(path, sizeof(path), "%s/cgroup.kill", cg);
+		fx_write(path, "1");
+	}
+	return fx_now() + 10 < end ? fx_now() + 10 : end;
+}
+
+/*
  * Runs fio as @run says, bounded by its deadline, and fills @r. On expiry
  * the tasks left get their stacks shown (sysrq w and m too) and a
  * "# stall:" line, then are killed.
@@ -403,8 +458,11 @@ static void fio_run(const struct fio_run *run, struct fio_result *r)
 	}
 	setpgid(pid, pid);
 	while (fx_now() < end) {
-		if (!exited && waitpid(pid, &status, WNOHANG) == pid)
+		if (!exited && waitpid(pid, &status, WNOHANG) == pid) {
 			exited = true;
+			if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+				end = fio_end_orphans(pid, run->cg, end);
+		}
 		/* Orphaned workers (their parent OOM-killed) count too. */
 		if (exited && !fio_alive(pid, run->cg))
 			break;
