@@ -88,7 +88,7 @@ readonly FRAGMENTS=(base fault-injection memcg xfs detectors)
 readonly DEPS="make:make gcc:gcc flex:flex bison:bison bc:bc
 	setarch:util-linux unshare:util-linux setpriv:util-linux flock:util-linux
 	uml_mconsole:uml-utilities python3:python3 mawk:mawk xz:xz-utils
-	mkfs.xfs:xfsprogs fio:fio"
+	mkfs.xfs:xfsprogs fio:fio patch:patch"
 
 KERNEL_SRC=
 KERNEL=
@@ -108,6 +108,10 @@ SELF_CHECK=0
 BUILD_DONE=0
 SITES=0
 MUTATE=0
+# default (Debian's tree with kernel-patches/), src (--kernel-src) or
+# prebuilt (--kernel): known-issues entries name the kinds they apply to.
+KERNEL_KIND=default
+PATCHES_HASH=none
 CACHE=${TOOSMALL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/toosmall}
 
 # need_arg OPT NARGS: an option's value is missing.
@@ -239,6 +243,7 @@ prepare_kernel()
 	local frags=() f key fresh=0
 
 	if [ -n "$KERNEL_SRC" ]; then
+		KERNEL_KIND=src
 		SRC=$(realpath "$KERNEL_SRC" 2>/dev/null) ||
 			die "$EXIT_USAGE" "--kernel-src $KERNEL_SRC: no such directory"
 		source_check "$SRC"
@@ -272,6 +277,8 @@ prepare_kernel()
 		KERNEL="$BUILD/linux"
 		RELEASE=$(cat "$BUILD/include/config/kernel.release" 2>/dev/null)
 	else
+		KERNEL_KIND=prebuilt
+		PATCHES_HASH=none
 		RELEASE=$("$KERNEL" --version 2>/dev/null | head -n 1)
 		CONFIG_HASH=prebuilt
 	fi
@@ -433,8 +440,8 @@ main()
 		die "$EXIT_USAGE" "no test matches --filter ${FILTERS[*]}: see ./run.sh --list"
 
 	{
-		printf 'TOOSMALL-HOST: kernel release=%s source=%s config_hash=%s profile=%s\n' \
-			"${RELEASE// /_}" "$SRC" "$CONFIG_HASH" "$PROFILE"
+		printf 'TOOSMALL-HOST: kernel release=%s source=%s config_hash=%s profile=%s kind=%s patches=%s\n' \
+			"${RELEASE// /_}" "$SRC" "$CONFIG_HASH" "$PROFILE" "$KERNEL_KIND" "$PATCHES_HASH"
 		printf 'TOOSMALL-HOST: mem %s\n' "$MEM"
 		awk -F'\t' '{ printf "TOOSMALL-HOST: plan %s %s %s\n", $1, $5, $4 }' \
 			"$RUN_TMP/plan.full"

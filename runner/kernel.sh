@@ -9,9 +9,40 @@ readonly DEFAULT_SRC_PKG=linux-source-6.12
 readonly DEFAULT_SRC_TAR=/usr/src/linux-source-6.12.tar.xz
 readonly UML_MAKE=(ARCH=um SUBARCH=x86_64)
 
-# source_default: unpack Debian's linux-source-6.12 into the cache once, and
-# set SRC (used by run.sh) to the tree's path. Unpacks into a temporary dir and renames it, so an
-# interrupted unpack leaves no half tree.
+# The project's own fixes to the default kernel (git format-patch files,
+# applied in name order to the unpacked tree; a user's tree is never patched).
+readonly KERNEL_PATCHES_DIR="$TOPDIR/kernel-patches"
+
+# patches_hash: a hash of the patch set's contents, "none" if it is empty.
+patches_hash()
+{
+	local p=("$KERNEL_PATCHES_DIR"/*.patch)
+
+	[ -e "${p[0]}" ] || { echo none; return; }
+	cat "${p[@]}" | short_hash
+}
+
+# patches_apply DIR: apply the patch set to the tree in DIR, or die naming
+# the patch that does not apply.
+patches_apply()
+{
+	local dir=$1 p
+
+	for p in "$KERNEL_PATCHES_DIR"/*.patch; do
+		[ -e "$p" ] || continue
+		if ! patch -d "$dir" -p1 --batch --forward --quiet \
+			--no-backup-if-mismatch <"$p" >"$dir.patch.log" 2>&1; then
+			die "$EXIT_INFRA" "kernel-patches/${p##*/} does not apply to $DEFAULT_SRC_PKG: $(head -n 1 "$dir.patch.log")"
+		fi
+	done
+	rm -f "$dir.patch.log"
+}
+
+# source_default: unpack Debian's linux-source-6.12 into the cache once,
+# with the patch set applied, and set SRC (used by run.sh) to the tree's
+# path. The path names the package version and the patches' hash, so a
+# changed patch set gets a tree (and a build) of its own. Unpacks into a
+# temporary dir and renames it, so an interrupted unpack leaves no half tree.
 source_default()
 {
 	local ver dir tmp
@@ -19,7 +50,8 @@ source_default()
 	[ -f "$DEFAULT_SRC_TAR" ] ||
 		die "$EXIT_MISSING" "$DEFAULT_SRC_TAR missing: apt-get install $DEFAULT_SRC_PKG (or pass --kernel-src DIR)"
 	ver=$(dpkg-query -W -f='${Version}' "$DEFAULT_SRC_PKG" 2>/dev/null)
-	dir="$CACHE/src/$DEFAULT_SRC_PKG-${ver:-unknown}"
+	PATCHES_HASH=$(patches_hash)
+	dir="$CACHE/src/$DEFAULT_SRC_PKG-${ver:-unknown}-p$PATCHES_HASH"
 	if [ ! -d "$dir" ]; then
 		mkdir -p "$CACHE/src" || die "$EXIT_USAGE" "cannot create $CACHE/src: use --cache DIR"
 		lock_acquire "$CACHE/src/.lock" 1800
@@ -31,6 +63,7 @@ source_default()
 			register_cleanup "rm -rf $(printf %q "$tmp")"
 			run_session tar -C "$tmp" -xJf "$DEFAULT_SRC_TAR" ||
 				die "$EXIT_NOSPACE" "unpacking $DEFAULT_SRC_TAR failed (disk full?): free space in $CACHE"
+			patches_apply "$tmp/$DEFAULT_SRC_PKG"
 			mv "$tmp/$DEFAULT_SRC_PKG" "$dir" ||
 				die "$EXIT_INFRA" "cannot move the unpacked tree to $dir"
 			rmdir "$tmp"
