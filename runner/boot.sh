@@ -262,6 +262,20 @@ stage_prepare()
 	fi
 }
 
+# boot_cause: one line on why the guest never came up, read from the
+# console, with the host's XSAVE size and the kernel's FP buffer where the
+# console names that mismatch.
+boot_cause()
+{
+	local why host kfp
+
+	host=$(python3 "$TOPDIR/runner/xsave.py" host 2>/dev/null)
+	kfp=$(python3 "$TOPDIR/runner/xsave.py" kernel "$KERNEL" 2>/dev/null)
+	why=$(python3 "$TOPDIR/runner/toosmall.py" bootcause "$CONSOLE" \
+		${host:+--host-xsave "$host"} ${kfp:+--kernel-fp "$kfp"} 2>/dev/null | head -n 1)
+	printf '%s\n' "${why:-no cause found on the console}"
+}
+
 # boot_plan: boot until every planned test has begun once. A crash or hang
 # ends that boot; the next boot resumes after the test that was running.
 # Each boot runs the longest run of tests that want the same mem= (the 5th
@@ -279,7 +293,7 @@ boot_plan()
 		[ "$mem" != - ] || mem=$MEM
 		boot_once "$n" "$mem"
 		if [ "$BOOT_READY" = 0 ]; then
-			[ "$n" -gt 1 ] || die "$EXIT_INFRA" "UML did not boot: see $CONSOLE"
+			[ "$n" -gt 1 ] || die "$EXIT_INFRA" "UML did not boot: $(boot_cause) (see $CONSOLE)"
 			host_mark "guest did not come back: remaining tests not run"
 			break
 		fi
