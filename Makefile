@@ -3,8 +3,9 @@
 # real UML runs); `make run` runs the suite; `make bench` prints figures.
 
 SERIES_DIR ?= series
+UM_SERIES_DIR ?= um-series
 
-.PHONY: all run check lint bench series help
+.PHONY: all run check lint bench series um-series help
 
 all: help
 
@@ -14,6 +15,7 @@ help:
 	@echo "make lint    shellcheck, checkpatch and clang-format only"
 	@echo "make bench   build, boot and sweep timings, printed as figures"
 	@echo "make series  the selftests as a kernel patch series, in SERIES_DIR"
+	@echo "make um-series  kernel-patches/ as a linux-um series, in UM_SERIES_DIR"
 
 run:
 	./run.sh
@@ -29,3 +31,6 @@ bench:
 
 series:
 	upstream/mkseries.sh --output $(SERIES_DIR)
+
+um-series:
+	upstream/mkumseries.sh --output $(UM_SERIES_DIR)
