@@ -619,6 +619,43 @@ static bool failnth_verbose(void)
 }
 
 /*
+ * Adds one check's verdict to a point's: every check of a point runs, and
+ * each one that fails is said in @why ("first; second; ..."), so that a
+ * point that fails one check is still judged by the others. @more is that
+ * check's reason; returns the point's verdict so far.
+ */
+static bool failnth_also(bool ok, bool check_ok, char *why, size_t size,
+			 const char *more)
+{
+	size_t len = strlen(why);
+
+	if (check_ok)
+		return ok;
+	if (ok || !len)
+		snprintf(why, size, "%s", more);
+	else if (len + 2 < size)
+		snprintf(why + len, size - len, "; %s", more);
+	return false;
+}
+
+/*
+ * A sweep whose allocator never failed on this path proved nothing; in the
+ * slab-only or page-only mode that is a fact of the path (no page is
+ * allocated to create a tmpfs inode), not a fault: the test is skipped with
+ * that reason, unless it failed already.
+ */
+static void failnth_skip_if_no_point(struct __test_metadata *_metadata,
+				     int points, enum failnth_mode mode,
+				     const char *name)
+{
+	const char *what = failnth_mode_name[mode];
+
+	if (points || mode == FAILNTH_BOTH || _metadata->exit_code != KSFT_PASS)
+		return;
+	SKIP(return, "%s: no %s allocation failed on this path", name, what);
+}
+
+/*
  * One point: set up, inject at @n, run the action, check, clean up. Returns
  * 1 if the fault fired, 0 if not (the sweep is over), -1 when the sweep
  * itself broke (already reported).
@@ -630,8 +667,9 @@ static int failnth_point(struct __test_metadata *_metadata,
 	static char maps_fresh[FAILNTH_MAPS_SIZE],
 		maps_armed[FAILNTH_MAPS_SIZE];
 	char why[512], name[16];
+	char more[512];
 	const char *outcome;
-	int fds, ret, fired;
+	int fds, ret, fired, now;
 	long len;
 	bool ok = true;
 
@@ -680,36 +718,50 @@ static int failnth_point(struct __test_metadata *_metadata,
 		else
 			st->success++;
 	}
-	if (ret < 0 && !fired) {
-		snprintf(why, sizeof(why), "failed without an injected fault");
-		ok = false;
-	} else if (ret >= 0 && sc->full && ret < sc->full && !fired) {
-		snprintf(why, sizeof(why),
+	/* Every check runs: one that fails does not hide the others. */
+	if (ret < 0 && !fired)
+		ok = failnth_also(ok, false, why, sizeof(why),
+				  "failed without an injected fault");
+	if (ret >= 0 && sc->full && ret < sc->full && !fired) {
+		snprintf(more, sizeof(more),
 			 "short count %d of %ld without an injected fault", ret,
 			 sc->full);
-		ok = false;
-	} else if (ret < 0 && !failnth_allowed(sc, -ret)) {
-		snprintf(why, sizeof(why), "errno not in the allowed list");
-		ok = false;
+		ok = failnth_also(ok, false, why, sizeof(why), more);
 	}
-	if (ok && ret < 0 && !sc->maps_may_change)
-		ok = failnth_maps_same(maps_armed, "after the failed call", why,
-				       sizeof(why));
-	if (ok)
-		ok = sc->check(sc->arg, ret, why, sizeof(why));
+	if (ret < 0 && !failnth_allowed(sc, -ret))
+		ok = failnth_also(ok, false, why, sizeof(why),
+				  "errno not in the allowed list");
+	if (ret < 0 && !sc->maps_may_change) {
+		more[0] = '\0';
+		ok = failnth_also(ok,
+				  failnth_maps_same(maps_armed,
+						    "after the failed call",
+						    more, sizeof(more)),
+				  why, sizeof(why), more);
+	}
+	more[0] = '\0';
+	ok = failnth_also(ok, sc->check(sc->arg, ret, more, sizeof(more)), why,
+			  sizeof(why), more);
 	sc->cleanup(_metadata, sc->arg, ret);
-	if (ok && sc->settled)
-		ok = sc->settled(sc->arg, why, sizeof(why));
-	if (ok && failnth_count_fds() != fds) {
-		snprintf(why, sizeof(why), "%d fds open, %d before: fd leaked",
-			 failnth_count_fds(), fds);
-		ok = false;
+	if (sc->settled) {
+		more[0] = '\0';
+		ok = failnth_also(ok, sc->settled(sc->arg, more, sizeof(more)),
+				  why, sizeof(why), more);
 	}
-	if (ok)
-		ok = failnth_maps_same(maps_fresh, "after cleanup", why,
-				       sizeof(why));
-	if (ok)
-		ok = failnth_no_child(why, sizeof(why));
+	now = failnth_count_fds();
+	if (now != fds) {
+		snprintf(more, sizeof(more),
+			 "%d fds open, %d before: fd leaked", now, fds);
+		ok = failnth_also(ok, false, why, sizeof(why), more);
+	}
+	more[0] = '\0';
+	ok = failnth_also(ok,
+			  failnth_maps_same(maps_fresh, "after cleanup", more,
+					    sizeof(more)),
+			  why, sizeof(why), more);
+	more[0] = '\0';
+	ok = failnth_also(ok, failnth_no_child(more, sizeof(more)), why,
+			  sizeof(why), more);
 
 	if (failnth_verbose())
 		ksft_print_msg("n=%d fired=%d outcome=%s%s%s\n", n, fired,
@@ -974,6 +1026,8 @@ restore:
 		       strerror(-err));
 	}
 	failnth_print_summary(sc, mode, &st, failnth_elapsed(&start));
+	if (!timed_out)
+		failnth_skip_if_no_point(_metadata, st.points, mode, sc->name);
 }
 
 #endif /* __SELFTESTS_MM_OOM_FAILNTH_H */

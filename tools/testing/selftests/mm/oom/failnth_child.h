@@ -296,7 +296,7 @@ static int failnth_child_point(struct __test_metadata *_metadata,
 			       struct failnth_child_stats *cs)
 {
 	struct failnth_child_report rep = {};
-	char why[512] = "", name[16], path[64];
+	char why[512] = "", more[512], name[16], path[64];
 	int pipefd[2], nth_fd, err, fired = -1, ret = 0, sig = 0;
 	const char *early_exit =
 		"child exited %d before reporting (1: setup, 2: fail-nth, 3: prepare)";
@@ -429,10 +429,15 @@ static int failnth_child_point(struct __test_metadata *_metadata,
 		if (!sig)
 			cs->exited++;
 	}
-	if (ok)
-		ok = failnth_child_clean(sc, sig, ret, fired, why, sizeof(why));
-	if (ok)
-		ok = failnth_no_child(why, sizeof(why));
+	/* Every check runs: one that fails does not hide the others. */
+	more[0] = '\0';
+	ok = failnth_also(ok,
+			  failnth_child_clean(sc, sig, ret, fired, more,
+					      sizeof(more)),
+			  why, sizeof(why), more);
+	more[0] = '\0';
+	ok = failnth_also(ok, failnth_no_child(more, sizeof(more)), why,
+			  sizeof(why), more);
 
 	if (failnth_verbose())
 		ksft_print_msg("n=%d fired=%d outcome=%s%s%s\n", n, fired,
@@ -671,6 +676,9 @@ static void failnth_child_sweep(struct __test_metadata *_metadata,
 		       strerror(-err));
 	}
 	failnth_child_summary(sc, mode, &cs, failnth_elapsed(&start));
+	if (!timed_out)
+		failnth_skip_if_no_point(_metadata, cs.st.points, mode,
+					 sc->name);
 }
 
 #endif /* __SELFTESTS_MM_OOM_FAILNTH_CHILD_H */
