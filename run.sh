@@ -35,7 +35,8 @@ Run:
   --run-timeout SECS   deadline for the whole run, default ${DEFAULT_RUN_TIMEOUT}
   --known-issues FILE  tests expected to fail, each naming a FINDINGS.md
                        entry: reported as XFAIL, visibly (default:
-                       known-issues in this directory)
+                       known-issues in this directory, each entry on the
+                       kernels it names; a FILE you name applies to any)
   --exec CMD           run shell command CMD in the guest instead of the
                        suite (same isolation), print its output
   --output DIR         results dir (console.log, results.ktap, junit.xml,
@@ -101,6 +102,9 @@ LIST=0
 TEST_TIMEOUT=
 RUN_TIMEOUT=$DEFAULT_RUN_TIMEOUT
 KNOWN_ISSUES=
+# Named by the user: its entries apply to any kernel, not only the kinds
+# they name.
+KNOWN_ANY=
 EXEC_CMD=
 OUT=
 PARSE_LOG=
@@ -179,6 +183,7 @@ parse_args()
 	if [ -n "$KNOWN_ISSUES" ]; then
 		[ -r "$KNOWN_ISSUES" ] ||
 			die "$EXIT_USAGE" "--known-issues $KNOWN_ISSUES: not readable"
+		KNOWN_ANY=--known-issues-any-kernel
 	elif [ -r "$TOPDIR/known-issues" ]; then
 		KNOWN_ISSUES=$TOPDIR/known-issues
 	fi
@@ -375,7 +380,7 @@ main()
 		[ -z "$OUT" ] || mkdir -p "$OUT" ||
 			die "$EXIT_USAGE" "cannot create --output $OUT"
 		python3 "$TOPDIR/runner/toosmall.py" parse "$PARSE_LOG" \
-			${OUT:+--output "$OUT"} ${KNOWN_ISSUES:+--known-issues "$KNOWN_ISSUES"}
+			${OUT:+--output "$OUT"} ${KNOWN_ISSUES:+--known-issues "$KNOWN_ISSUES"} $KNOWN_ANY
 		return
 	fi
 	deps_check
@@ -459,7 +464,7 @@ main()
 	fi
 	rc=0
 	python3 "$TOPDIR/runner/toosmall.py" parse "$CONSOLE" --output "$OUT" \
-		${KNOWN_ISSUES:+--known-issues "$KNOWN_ISSUES"} || rc=$?
+		${KNOWN_ISSUES:+--known-issues "$KNOWN_ISSUES"} $KNOWN_ANY || rc=$?
 	if [ "$SELF_CHECK" = 1 ]; then
 		# Failures are what the self-check provokes: only a verdict
 		# other than the expected one fails it.
