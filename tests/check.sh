@@ -10,6 +10,9 @@
 #             kernel cache, Ctrl-C cleanup, a prebuilt kernel without
 #             fault injection, the verdicts against known-issues, and the
 #             detector self-check
+#   kernel    kernel-patches/ (the default kernel's fixes): they apply to
+#             pristine linux-source-6.12 as a linux-um series, checkpatch
+#             --strict clean (group uml checks their reproducers)
 #   upstream  the selftests as a kernel patch series: apply, checkpatch,
 #             make kselftest TARGETS=mm in UML (upstream/check.sh)
 #   debug     the detector self-check on the debug profile (KASAN,
@@ -213,12 +216,85 @@ check_uml_suite()
 	else
 		not_ok "uml: suite printed KTAP"
 	fi
+	check_suite_fixes "$out"
 	if python3 runner/test_toosmall.py --check-run "$out" "$TOPDIR/known-issues" \
 		>"$SCRATCH/verdicts" 2>&1 && [ "$rc" = 0 ]; then
 		ok "uml: every verdict on the default kernel is a pass, a skip with a reason, or a written-up finding"
 	else
 		not_ok "uml: every verdict on the default kernel is a pass, a skip with a reason, or a written-up finding" \
 			"run.sh exit $rc" "$(cat "$SCRATCH/verdicts")"
+	fi
+}
+
+# kernel-patches/ in the suite's run: the reproducers of F2 (fork, clone3)
+# and F3 (execve), which panicked the unpatched kernel, ran every point to
+# the end; and the kernel learnt the host's XSAVE size (0001), which must be
+# what the host tells us.
+check_suite_fixes()
+{
+	local out=$1 host guest bad
+
+	bad=$(python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+want = ["failnth_task.task.%s.%s" % (s, m) for s in ("fork", "clone3_pidfd", "execve")
+	for m in ("both", "slab", "page")]
+tests = {t["name"]: t for t in r["tests"]}
+for name in want:
+	t = tests.get(name)
+	pts = sum(m.get("points", 0) for m in (t or {}).get("metrics", {}).get("failnth", {}).values())
+	if not t or t["status"] != "pass" or "xfail" in t or not pts:
+		print("%s: %s, %d points (%s)" % (name, t["status"] if t else "missing", pts,
+			(t or {}).get("reason", "")))' "$out/results.json" 2>&1)
+	if [ -z "$bad" ]; then
+		ok "uml: fork, clone3 and execve swept to the end on the default kernel (F2, F3 fixed by kernel-patches/)"
+	else
+		not_ok "uml: fork, clone3 and execve swept to the end on the default kernel (F2, F3 fixed by kernel-patches/)" "$bad"
+	fi
+	host=$(python3 runner/xsave.py host)
+	guest=$(sed -n 's/.*Host XSAVE area: \([0-9]*\) bytes.*/\1/p' "$out/console.log" | head -n 1)
+	if [ -n "$guest" ] && [ "$guest" = "$host" ]; then
+		ok "uml: the default kernel sized its FP buffers by the host's XSAVE area ($host bytes)"
+	else
+		not_ok "uml: the default kernel sized its FP buffers by the host's XSAVE area" \
+			"host says ${host:-nothing}, the guest's boot log ${guest:-nothing}"
+	fi
+}
+
+# kernel-patches/ as a linux-um series: every patch applies to the pristine
+# tree (git am), the cover letter is there, and each patch is checkpatch
+# --strict clean.
+check_kernel_patches()
+{
+	local series="$SCRATCH/um-series" cp p out n=0 unclean=()
+
+	if ! out=$(run_bounded 600 upstream/mkumseries.sh --output "$series" 2>&1); then
+		not_ok "kernel: kernel-patches/ apply to pristine linux-source-6.12 as a linux-um series" "$out"
+		return
+	fi
+	n=$(find "$series" -name '0*.patch' ! -name '0000-*' | wc -l)
+	if [ -f "$series/0000-cover-letter.patch" ] &&
+		[ "$n" = "$(find kernel-patches -name '*.patch' | wc -l)" ]; then
+		ok "kernel: kernel-patches/ apply to pristine linux-source-6.12 as a linux-um series ($n patches and a cover letter)"
+	else
+		not_ok "kernel: kernel-patches/ apply to pristine linux-source-6.12 as a linux-um series" "$(ls "$series")"
+	fi
+	if ! cp="$(ksrc)/scripts/checkpatch.pl"; then
+		skip "kernel: the series is checkpatch --strict clean" "no unpacked kernel tree in the cache (run ./run.sh --build-only)"
+		return
+	fi
+	for p in "$series"/0*.patch; do
+		[ "${p##*/}" != 0000-cover-letter.patch ] || continue
+		# No upstream git here to look Fixes: ids up in: they were
+		# checked by hand (README), the rest must be clean.
+		out=$(cd "$SCRATCH" && perl "$cp" --no-tree --strict --ignore GIT_COMMIT_ID,UNKNOWN_COMMIT_ID "$p" 2>&1)
+		printf '%s\n' "$out" | grep -q '^total: 0 errors, 0 warnings, 0 checks' ||
+			unclean+=("${p##*/}: $(printf '%s\n' "$out" | grep -E '^(ERROR|WARNING|CHECK)' | head -n 3 | tr '\n' ' ')")
+	done
+	if [ "${#unclean[@]}" = 0 ]; then
+		ok "kernel: the series is checkpatch --strict clean"
+	else
+		not_ok "kernel: the series is checkpatch --strict clean" "${unclean[@]}"
 	fi
 }
 
@@ -411,10 +487,25 @@ check_interrupt_build()
 # default kernel's: they are not judged here.
 check_uml_prebuilt()
 {
-	local out="$SCRATCH/pre" rc
+	local out="$SCRATCH/pre" rc why
 
 	if [ ! -x /usr/bin/linux.uml ]; then
 		skip "uml: prebuilt kernel skips" "no /usr/bin/linux.uml (apt-get install user-mode-linux)"
+		return
+	fi
+	# On a host whose XSAVE area outgrows its 2696-byte FP buffer (AMX),
+	# Debian's 6.1 cannot run init: the run must say so in one line.
+	if ! why=$(python3 runner/xsave.py check /usr/bin/linux.uml); then
+		run_bounded 300 ./run.sh --kernel /usr/bin/linux.uml --output "$out" \
+			--filter 'failnth_fd*' >"$SCRATCH/pre.log" 2>"$SCRATCH/pre.err"
+		rc=$?
+		if [ "$rc" = 3 ] && [ "$(wc -l <"$SCRATCH/pre.err" | tr -d ' ')" -ge 1 ] &&
+			grep -q 'UML did not boot: .*XSAVE' "$SCRATCH/pre.err"; then
+			ok "uml: Debian's linux.uml cannot run here ($why): exit 3, the cause in one line"
+		else
+			not_ok "uml: Debian's linux.uml cannot run here ($why): exit 3, the cause in one line" \
+				"exit $rc" "$(tail -n 3 "$SCRATCH/pre.err")"
+		fi
 		return
 	fi
 	run_bounded 900 ./run.sh --kernel /usr/bin/linux.uml --output "$out" \
@@ -501,7 +592,7 @@ main()
 
 	deps_install
 	# cli unpacks the kernel tree that lint takes checkpatch from.
-	[ ${#groups[@]} -gt 0 ] || groups=(parser cli lint uml upstream debug)
+	[ ${#groups[@]} -gt 0 ] || groups=(parser cli lint kernel uml upstream debug)
 	for g in "${groups[@]}"; do
 		case "$g" in
 		lint) check_lint ;;
@@ -521,6 +612,7 @@ main()
 		interrupt) check_interrupt_build ;;
 		mutate) check_uml_mutate ;;
 		upstream) check_upstream ;;
+		kernel) check_kernel_patches ;;
 		*) echo "unknown group $g" >&2; exit 2 ;;
 		esac
 	done
