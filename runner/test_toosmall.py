@@ -132,6 +132,30 @@ class Attribution(unittest.TestCase):
 				 'ok 1 one', 'TOOSMALL:END a.one rc=0')
 		self.assertEqual('pass', run['tests'][0]['status'])
 
+	def test_ubsan_and_rcu_stall_are_splats(self):
+		# Lines in the formats of lib/ubsan.c and kernel/rcu/tree_stall.h
+		# (6.12): the default config has neither UBSAN nor a stall to
+		# provoke, so they are written here, not captured.
+		for line, kind in (
+				('[    2.0] UBSAN: shift-out-of-bounds in mm/slub.c:12:3', 'ubsan'),
+				('[   23.0] rcu: INFO: rcu_sched self-detected stall on CPU', 'rcu_stall'),
+				('[   23.0] rcu: INFO: rcu_sched detected stalls on CPUs/tasks:', 'rcu_stall')):
+			run = self.lines('TOOSMALL:BEGIN a.one timeout=10', line, 'ok 1 one',
+					 'TOOSMALL:END a.one rc=0')
+			t = run['tests'][0]
+			self.assertEqual('fail', t['status'], line)
+			self.assertEqual(kind, t['splats'][0]['kind'], line)
+
+	def test_ok_then_a_signal_or_an_exit_code_is_no_pass(self):
+		run = self.lines('TOOSMALL:BEGIN a.one timeout=10', 'ok 1 one',
+				 'TOOSMALL:END a.one rc=139',
+				 'TOOSMALL:BEGIN a.two timeout=10', 'ok 1 two # SKIP no knob',
+				 'TOOSMALL:END a.two rc=1')
+		one, two = run['tests']
+		self.assertEqual(('fail', 'fail'), (one['status'], two['status']))
+		self.assertIn('killed by SIGSEGV', one['reason'])
+		self.assertIn('exited with 1', two['reason'])
+
 	def test_guest_timeout_is_a_hang(self):
 		run = self.lines('TOOSMALL:BEGIN a.one timeout=10', '#  RUN  one ...',
 				 'TOOSMALL:END a.one rc=124')

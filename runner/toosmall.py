@@ -47,6 +47,10 @@ SPLATS = [
 	('lock_held', re.compile(PRINTK + r'(?:WARNING: )?(.*lock held when returning to user space.*)')),
 	('lockdep', re.compile(PRINTK + r'(WARNING: (?:possible circular locking dependency|possible recursive locking|inconsistent lock state|suspicious RCU usage|bad unlock balance).*)')),
 	('kmemleak', re.compile(PRINTK + r'(unreferenced object .*)')),
+	# lib/ubsan.c ubsan_prologue(): "UBSAN: <reason> in <file>:<line>:<col>"
+	('ubsan', re.compile(PRINTK + r'(UBSAN: .*)')),
+	# kernel/rcu/tree_stall.h, after pr_fmt's "rcu: "
+	('rcu_stall', re.compile(PRINTK + r'(?:rcu: )?(INFO: \S+ (?:self-detected stall|detected (?:expedited )?stalls) .*)')),
 	('bug', re.compile(PRINTK + r'(kernel BUG at .*)')),
 	('gpf', re.compile(PRINTK + r'(general protection fault.*)')),
 	('oops', re.compile(PRINTK + r'(Oops(?:: | - ).*)')),
@@ -519,6 +523,13 @@ def judge(t):
 		else:
 			t['status'] = 'fail'
 			t['reason'] = failure_reason(t['failures'])
+		# A result line is not the end of the program: one that then
+		# exits non-zero or dies by a signal (128 + N from the guest's
+		# shell, 124 from its timeout) did not pass.
+		if t['status'] in ('pass', 'skip') and ended and rc not in ('0', '?', None):
+			t['status'] = 'fail'
+			t['reason'] = 'printed "%s" but then exited %s' % (' '.join(
+				x for x in (verdict, directive) if x), exit_status_name(rc))
 	if t['status'] in ('pass', 'skip'):
 		t['failures'] = []
 	if t['splats'] and t['status'] in ('pass', 'skip', 'fail'):
@@ -557,6 +568,22 @@ def failing_points(log):
 		else:
 			points[attach].append(line[2:])
 	return [' '.join(p)[:300] for p in points]
+
+
+def exit_status_name(rc):
+	"""A shell exit status, with the signal it stands for (128 + N)."""
+	try:
+		n = int(rc)
+	except ValueError:
+		return 'with status %s' % rc
+	if n == 124:
+		return 'with 124 (the guest\'s timeout killed it)'
+	if n > 128:
+		try:
+			return 'with %d (killed by %s)' % (n, signal.Signals(n - 128).name)
+		except ValueError:
+			pass
+	return 'with %d' % n
 
 
 def failure_reason(points):
