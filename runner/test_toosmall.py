@@ -272,6 +272,21 @@ class Reporters(unittest.TestCase):
 		toosmall.apply_known(run, known)
 		self.assertNotIn('xfail', run['tests'][0])
 
+	def test_a_second_check_failing_at_an_excused_point_is_not_excused(self):
+		# failnth_also() joins the checks that failed at one point
+		# with '; ': the signature must explain each of them.
+		point = ('# failnth.h:771:both:socketpair_unix_stream: n=1: ENFILE: '
+			 'failed but wrote fds 4, 5 to sv[] (neither open)')
+		known = known_of('x.*\tfail\tF1\tany\t/wrote fds/ socketpair\n')
+		for extra, excused in (('', True), ('; 4 fds open, 3 before: fd leaked', False)):
+			run = toosmall.parse_log(['TOOSMALL-HOST: plan x.a other 5',
+						  'TOOSMALL:BEGIN x.a timeout=5',
+						  '# failnth.h:769:both:Expected 0 (0) != ok (0)',
+						  point + extra, 'not ok 1 a',
+						  'TOOSMALL:END x.a rc=1', 'TOOSMALL:DONE'])
+			toosmall.apply_known(run, known)
+			self.assertEqual(excused, 'xfail' in run['tests'][0], extra)
+
 
 # One test, as the guest prints it, on a kernel of @kind (None: an old log).
 def one_test(kind, *body, status_line='not ok 1 a'):

@@ -825,8 +825,15 @@ def entry_applies(entry, kind, any_kernel):
 
 def failure_records(t):
 	"""What a known issue must explain: the reason, every splat title,
-	every failing point."""
-	return [t['reason']] + [sp['title'] for sp in t['splats']] + t.get('failures', [])
+	every failing point. A point that failed several checks says them
+	joined by '; ' (failnth_also()), as the reason joins a splat to the
+	test's own words: each is a record of its own, so that a second
+	failure at an excused point is not excused with it."""
+	points = [part for r in t.get('failures', []) for part in r.split('; ')
+		  if part.strip()]
+	# The reason is the first point's words (or the verdict's, when the
+	# test printed none) and the splats': the others are records already.
+	return (points or [t['reason']]) + [sp['title'] for sp in t['splats']]
 
 
 def apply_known(run, known, any_kernel=False):
