@@ -158,6 +158,31 @@ expect_exit()
 	fi
 }
 
+# A kernel-patches/ file that does not apply: exit 3 naming it, and no
+# tree, half-patched or not, left in the cache. Run from a copy of the repo
+# whose patch set has one more, broken, patch, with a cache of its own.
+check_cli_bad_patch()
+{
+	local copy="$SCRATCH/badpatch" cache="$SCRATCH/badpatch-cache"
+
+	mkdir -p "$copy" "$cache"
+	git ls-files -z | xargs -0 cp -P --parents -t "$copy" ||
+		{ not_ok "cli: a kernel patch that does not apply" "cannot copy the repo"; return; }
+	printf '%s\n' 'From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001' \
+		'Subject: [PATCH] broken on purpose' '' '---' \
+		'--- a/Makefile' '+++ b/Makefile' '@@ -1,1 +1,1 @@' \
+		'-NO SUCH LINE IN THE KERNEL MAKEFILE' '+NOR THIS' \
+		>"$copy/kernel-patches/9999-broken.patch"
+	expect_exit "cli: a kernel patch that does not apply" 3 \
+		"kernel-patches/9999-broken.patch does not apply" \
+		env TOOSMALL_CACHE="$cache" timeout -k 10 600 "$copy/run.sh" --build-only
+	if [ -n "$(find "$cache/src" -mindepth 1 -maxdepth 1 ! -name .lock 2>/dev/null)" ]; then
+		not_ok "cli: a patch that does not apply leaves no tree" \
+			"$(ls -A "$cache/src")"
+	fi
+	rm -rf "$copy" "$cache"
+}
+
 check_cli()
 {
 	local frag="$SCRATCH/broken.config"
@@ -180,6 +205,7 @@ check_cli()
 		env TOOSMALL_CACHE=/proc/toosmall ./run.sh --build-only
 	expect_exit "cli: no test matches filter" 2 "no test matches" \
 		run_bounded 900 ./run.sh --filter 'no-such-test*'
+	check_cli_bad_patch
 	# As root, UML runs as nobody from TMPDIR: a private one is bad input,
 	# said before the first boot, with no output dir left behind.
 	if [ "$(id -u)" = 0 ]; then
