@@ -5,13 +5,15 @@
 SERIES_DIR ?= series
 UM_SERIES_DIR ?= um-series
 
-.PHONY: all run check lint bench series um-series help
+.PHONY: all run check check-debug-full lint bench series um-series help
 
 all: help
 
 help:
 	@echo "make run     run the suite in UML (./run.sh)"
 	@echo "make check   the project's own tests, a real UML run included"
+	@echo "make check-debug-full  every fail-nth program, every mode, on the"
+	@echo "             debug profile (kmemleak, KASAN, lockdep): ~31 min, by hand"
 	@echo "make lint    shellcheck, checkpatch and clang-format only"
 	@echo "make bench   build, boot and sweep timings, printed as figures"
 	@echo "make series  the selftests as a kernel patch series, in SERIES_DIR"
@@ -22,6 +24,10 @@ run:
 
 check:
 	tests/check.sh
+
+# Not part of check: the subset in its group debug stands for it there.
+check-debug-full:
+	tests/check.sh debug-full
 
 lint:
 	tests/check.sh lint

@@ -53,6 +53,13 @@ detect.failnth_silent)
 	module
 	exec ./silent_failure_test -r module_value.silent.stored_or_enomem
 	;;
+detect.failnth_leaky)
+	# The sweep passes (every failure is a clean ENOMEM); the kmemleak
+	# scan the guest's init runs after the test must find the note that
+	# value_leaky loses when its second kmalloc() fails.
+	module
+	exec ./silent_failure_test -r module_value.leaky.stored_or_enomem
+	;;
 detect.lkdtm_warning) provoke WARNING ;;
 detect.lkdtm_bug) provoke BUG ;;
 detect.lkdtm_exception) provoke EXCEPTION ;;

@@ -16,7 +16,12 @@
 #   upstream  the selftests as a kernel patch series: apply, checkpatch,
 #             make kselftest TARGETS=mm in UML (upstream/check.sh)
 #   debug     the detector self-check on the debug profile (KASAN,
-#             kmemleak, lockdep), which builds its own kernel
+#             kmemleak, lockdep), which builds its own kernel, and a subset
+#             of the fail-nth sweeps on it: a leak on an error path fails
+#             its test (CHECK_DEBUG_FILTERS, globs, replaces the subset)
+#   debug-full  every fail-nth program in every mode on the debug profile
+#             (make check-debug-full; not part of make check: 288 tests, about
+#             31 minutes here)
 # Each check prints "ok" or "not ok" with its name; the last line is
 # "N passed, N failed, N skipped". Usage: tests/check.sh [GROUP...];
 # CHECK_SKIP_SUITE=1 leaves out the (slowest) full suite run of group uml.
@@ -567,6 +572,101 @@ check_uml_selfcheck()
 	fi
 }
 
+# The self-check's leak on an error path (detect.failnth_leaky, debug
+# profile): its kmemleak report must carry the lost object's backtrace, down
+# to the module function that leaked it, as the test's evidence; and the
+# correct twin (detect.failnth_correct) stays clean.
+check_selfcheck_leak()
+{
+	local res="$SCRATCH/selfcheck-debug/results.json" got
+
+	if got=$(python3 -c '
+import json, re, sys
+r = json.load(open(sys.argv[1]))
+tests = {t["name"]: t for t in r["tests"]}
+leaky, right = tests.get("detect.failnth_leaky"), tests.get("detect.failnth_correct")
+if not leaky or not right:
+	sys.exit("no detect.failnth_leaky or detect.failnth_correct in the results")
+if right["status"] != "pass" or right["splats"]:
+	sys.exit("detect.failnth_correct: %s, splats: %s" % (right["status"],
+		", ".join(s["title"] for s in right["splats"]) or "none"))
+leaks = [s for s in leaky["splats"] if s["kind"] == "kmemleak"]
+frame = re.compile(r"\b(value_\w+)\+0x[0-9a-f]+/0x[0-9a-f]+ \[toosmall_detect\]")
+for s in leaks:
+	m = [frame.search(ln) for ln in s["excerpt"]]
+	m = [x.group(1) for x in m if x]
+	if leaky["status"] == "fail" and m:
+		print("%s, allocated in %s" % (s["title"].rstrip(":"), " < ".join(m)))
+		sys.exit(0)
+sys.exit("detect.failnth_leaky: %s, %d kmemleak splats, none with a toosmall_detect "
+	"value_* frame in its excerpt:\n%s" % (leaky["status"], len(leaks),
+	"\n".join("\n".join(s["excerpt"]) for s in leaks[:2])))' "$res" 2>&1); then
+		ok "uml: a leak on a fail-nth error path is caught with its backtrace ($got), its correct twin clean"
+	else
+		not_ok "uml: a leak on a fail-nth error path is caught with its backtrace, its correct twin clean" \
+			"$got"
+	fi
+}
+
+# Leaks are the most common error-path bug: the fail-nth sweeps on the debug
+# profile, where the guest scans kmemleak after every test (a leak is that
+# test's splat) and KASAN and lockdep watch the error paths. Judged like the
+# default suite: every verdict a pass, a skip with a reason or a written-up
+# finding. WHICH (subset or full) names the check; BOUND is the run's
+# deadline in seconds; the rest are --filter globs.
+check_uml_debug_failnth()
+{
+	local which=$1 bound=$2 out="$SCRATCH/debug-$1" rc t0 secs figures f good=1
+	local name="uml: fail-nth $1 on the debug profile, kmemleak scanned after each test"
+	local -a filters=()
+
+	shift 2
+	for f in "$@"; do
+		filters+=(--filter "$f")
+	done
+	t0=$SECONDS
+	run_bounded "$bound" ./run.sh --profile debug --run-timeout "$bound" \
+		"${filters[@]}" --output "$out" \
+		>"$SCRATCH/debug-$which.stdout" 2>"$SCRATCH/debug-$which.stderr"
+	rc=$?
+	secs=$((SECONDS - t0))
+	# The figures, and proof that it was the debug kernel with kmemleak on
+	# to the end: kmemleak switches itself off when its pool runs dry, and
+	# the scans after that would find nothing.
+	figures=$(python3 -c '
+import json, sys
+try:
+	r = json.load(open(sys.argv[1] + "/results.json"))
+	log = open(sys.argv[1] + "/console.log", errors="replace").read()
+except (OSError, ValueError) as e:
+	sys.exit("no results: %s" % e)
+if r["kernel"].get("profile") != "debug":
+	sys.exit("profile %s, not debug" % r["kernel"].get("profile"))
+if "kmemleak: Kernel memory leak detector initialized" not in log:
+	sys.exit("kmemleak never came up")
+if "kmemleak: Kernel memory leak detector disabled" in log:
+	sys.exit("kmemleak switched itself off mid-run: later leaks went unseen")
+tot, fn = r["totals"], r.get("failnth", {})
+print("%d tests (%d pass, %d skip, %d xfail), %d points" % (len(r["tests"]),
+	tot["pass"], tot["skip"], tot.get("xfail", 0), fn.get("points", 0)))' \
+		"$out" 2>&1) || good=0
+	if [ "$good" = 1 ] && python3 runner/test_toosmall.py --check-run "$out" \
+		"$TOPDIR/known-issues" >"$SCRATCH/debug-$which.verdicts" 2>&1 &&
+		[ "$rc" = 0 ]; then
+		ok "$name: $figures in ${secs}s, every verdict a pass, a skip with a reason, or a written-up finding"
+	else
+		not_ok "$name" "run.sh exit $rc in ${secs}s: $figures" \
+			"$(cat "$SCRATCH/debug-$which.verdicts" 2>/dev/null)" \
+			"$(tail -n 3 "$SCRATCH/debug-$which.stderr")"
+	fi
+}
+
+# The subset make check runs, in both mode (every allocator): the
+# filesystem calls on tmpfs and the pipe, socket, SysV and fd calls, 47
+# tests in about 5 minutes on 2 cores (the kmemleak scans' 5 s wait after
+# each test is most of it).
+DEBUG_FAILNTH=('failnth_fs.tmpfs.*.both' 'failnth_ipc_*.both' 'failnth_fd.*.both')
+
 # The upstream shape: the series applies to the default tree, passes
 # checkpatch --strict, and make kselftest TARGETS=mm runs the oom tests in UML
 # (upstream/check.sh prints one ok/not ok line per check).
@@ -615,7 +715,7 @@ deps_install()
 
 main()
 {
-	local groups=("$@") g
+	local groups=("$@") g subset
 
 	deps_install
 	# cli unpacks the kernel tree that lint takes checkpatch from.
@@ -635,7 +735,15 @@ main()
 			check_uml_prebuilt
 			check_uml_selfcheck default
 			;;
-		debug) check_uml_selfcheck debug ;;
+		debug)
+			check_uml_selfcheck debug
+			check_selfcheck_leak
+			subset=("${DEBUG_FAILNTH[@]}")
+			[ -z "${CHECK_DEBUG_FILTERS:-}" ] ||
+				read -ra subset <<<"$CHECK_DEBUG_FILTERS"
+			check_uml_debug_failnth subset 900 "${subset[@]}"
+			;;
+		debug-full) check_uml_debug_failnth full 14400 'failnth*' ;;
 		interrupt) check_interrupt_build ;;
 		mutate) check_uml_mutate ;;
 		upstream) check_upstream ;;
