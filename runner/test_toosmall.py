@@ -133,13 +133,15 @@ class Attribution(unittest.TestCase):
 		self.assertEqual('pass', run['tests'][0]['status'])
 
 	def test_ubsan_and_rcu_stall_are_splats(self):
-		# Lines in the formats of lib/ubsan.c and kernel/rcu/tree_stall.h
-		# (6.12): the default config has neither UBSAN nor a stall to
-		# provoke, so they are written here, not captured.
+		# Lines in the formats of lib/ubsan.c, kernel/rcu/tree_stall.h
+		# and mm/kmemleak.c (6.12): there is no UBSAN, no stall and no
+		# kmemleak giving up to provoke, so they are written, not
+		# captured.
 		for line, kind in (
 				('[    2.0] UBSAN: shift-out-of-bounds in mm/slub.c:12:3', 'ubsan'),
 				('[   23.0] rcu: INFO: rcu_sched self-detected stall on CPU', 'rcu_stall'),
-				('[   23.0] rcu: INFO: rcu_sched detected stalls on CPUs/tasks:', 'rcu_stall')):
+				('[   23.0] rcu: INFO: rcu_sched detected stalls on CPUs/tasks:', 'rcu_stall'),
+				('[    9.0] kmemleak: Kernel memory leak detector disabled', 'kmemleak_off')):
 			run = self.lines('TOOSMALL:BEGIN a.one timeout=10', line, 'ok 1 one',
 					 'TOOSMALL:END a.one rc=0')
 			t = run['tests'][0]

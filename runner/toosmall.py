@@ -47,6 +47,9 @@ SPLATS = [
 	('lock_held', re.compile(PRINTK + r'(?:WARNING: )?(.*lock held when returning to user space.*)')),
 	('lockdep', re.compile(PRINTK + r'(WARNING: (?:possible circular locking dependency|possible recursive locking|inconsistent lock state|suspicious RCU usage|bad unlock balance).*)')),
 	('kmemleak', re.compile(PRINTK + r'(unreferenced object .*)')),
+	# mm/kmemleak.c kmemleak_do_cleanup(): the detector gave up (its pool ran
+	# out, or kmemleak_stop()); every later test would be blind to leaks.
+	('kmemleak_off', re.compile(PRINTK + r'(kmemleak: Kernel memory leak detector disabled.*)')),
 	# lib/ubsan.c ubsan_prologue(): "UBSAN: <reason> in <file>:<line>:<col>"
 	('ubsan', re.compile(PRINTK + r'(UBSAN: .*)')),
 	# kernel/rcu/tree_stall.h, after pr_fmt's "rcu: "
