@@ -582,10 +582,7 @@ def exit_status_name(rc):
 	if n == 124:
 		return 'with 124 (the guest\'s timeout killed it)'
 	if n > 128:
-		try:
-			return 'with %d (killed by %s)' % (n, signal.Signals(n - 128).name)
-		except ValueError:
-			pass
+		return 'with %d (killed by %s)' % (n, signal_name(n - 128))
 	return 'with %d' % n
 
 

@@ -873,17 +873,40 @@ static const char failnth_mutate_none_fmt[] =
 static const char failnth_mutate_fmt[] =
 	"mutate %s: failure: %d failing points as success: %s (%s)\n";
 
+/* The failure lies of one sweep, told at every point the action failed. */
+struct failnth_lies {
+	int lied;
+	int missed;
+	/* The first point lied to, or the first whose lie went unnoticed. */
+	char first[512 + 64];
+};
+
+/* Counts the lie told at point @n, where the action failed with @err. */
+static void failnth_lie_told(struct failnth_lies *l, int n, int err,
+			     bool caught, const char *why)
+{
+	l->lied++;
+	if (!caught)
+		l->missed++;
+	if (!l->first[0] || (!caught && l->missed == 1))
+		snprintf(l->first, sizeof(l->first), "n=%d %s: %s%s", n,
+			 strerror(err), caught ? "" : "NOT caught",
+			 caught ? why : "");
+}
+
 /*
- * The failure lie's verdict: each of @lied failing points was told it
- * succeeded, and @missed of them went unnoticed (@first says the first
- * point, or the first that went unnoticed). A sweep cut short by its
- * deadline or its bound (@cut, at point @n) did not lie to every point:
- * that fails too.
+ * The failure lie's verdict: every lie must have been noticed. A sweep cut
+ * short by its deadline or its bound (@cut, at point @n) did not lie to
+ * every point: that fails too.
  */
 static void failnth_mutate_summary(struct __test_metadata *_metadata,
-				   const char *name, int lied, int missed,
-				   const char *first, bool cut, int n)
+				   const char *name,
+				   const struct failnth_lies *l, bool cut,
+				   int n)
 {
+	int lied = l->lied, missed = l->missed;
+	const char *first = l->first;
+
 	EXPECT_FALSE(cut)
 	{
 		TH_LOG("%s: cut short at n=%d: not every failing point was lied to",
@@ -916,9 +939,10 @@ static void failnth_mutate_summary(struct __test_metadata *_metadata,
 static void failnth_mutate(struct __test_metadata *_metadata,
 			   const struct failnth_scenario *sc, int fd)
 {
-	char why[512], first[512 + 64] = "";
+	struct failnth_lies lies = {};
+	char why[512];
 	bool fired = true, caught = false, succeeded;
-	int n, ret, lied = 0, missed = 0;
+	int n, ret;
 	struct timespec start;
 
 	clock_gettime(CLOCK_MONOTONIC, &start);
@@ -958,15 +982,9 @@ static void failnth_mutate(struct __test_metadata *_metadata,
 			break;
 		if (ret >= 0)
 			continue;
-		lied++;
-		if (!caught)
-			missed++;
-		if (!first[0] || (!caught && missed == 1))
-			snprintf(first, sizeof(first), "n=%d %s: %s%s", n,
-				 strerror(-ret), caught ? "" : "NOT caught",
-				 caught ? why : "");
+		failnth_lie_told(&lies, n, -ret, caught, why);
 	}
-	failnth_mutate_summary(_metadata, sc->name, lied, missed, first,
+	failnth_mutate_summary(_metadata, sc->name, &lies,
 			       fired && ret != INT_MIN, n);
 }
 

@@ -554,9 +554,9 @@ static void failnth_child_mutate(struct __test_metadata *_metadata,
 				 const struct failnth_child_scenario *sc)
 {
 	struct failnth_child_report rep = {};
-	int n, got, lied = 0, missed = 0;
+	struct failnth_lies lies = {};
+	int n, got;
 	bool caught = false, cut = true;
-	char first[512 + 64] = "";
 	struct timespec start;
 
 	if (sc->traced_exec) {
@@ -605,17 +605,9 @@ static void failnth_child_mutate(struct __test_metadata *_metadata,
 		}
 		if (!got || rep.ret >= 0)
 			continue;
-		lied++;
-		caught = !rep.ok;
-		if (!caught)
-			missed++;
-		if (!first[0] || (!caught && missed == 1))
-			snprintf(first, sizeof(first), "n=%d %s: %s%s", n,
-				 strerror(-rep.ret), caught ? "" : "NOT caught",
-				 caught ? rep.why : "");
+		failnth_lie_told(&lies, n, -rep.ret, !rep.ok, rep.why);
 	}
-	failnth_mutate_summary(_metadata, sc->name, lied, missed, first, cut,
-			       n);
+	failnth_mutate_summary(_metadata, sc->name, &lies, cut, n);
 }
 
 static void failnth_child_sweep(struct __test_metadata *_metadata,
