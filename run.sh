@@ -33,6 +33,10 @@ Run:
   --list               list the tests (after building them) and exit
   --timeout SECS       per-test deadline (default: the selftests' settings)
   --run-timeout SECS   deadline for the whole run, default ${DEFAULT_RUN_TIMEOUT}
+  --jobs N             N UML instances at once, each with its own disk,
+                       console and deadlines (default: the CPUs, $(nproc))
+  --shard I/N          run the I-th of N parts of the plan (the same split on
+                       every machine), for CI matrices; see --merge
   --known-issues FILE  tests expected to fail, each naming a FINDINGS.md
                        entry: reported as XFAIL, visibly (default:
                        known-issues in this directory, each entry on the
@@ -57,6 +61,9 @@ Detectors:
 Replay:
   --parse LOG          parse a saved console.log only and report (with
                        --output, write the result files there)
+  --merge DIR...       combine the output dirs of the N shards of one run
+                       into one report (with --output, its four files), with
+                       the verdicts and exit status one run would give
 
 Exit status: 0 all passed or skipped, 1 a test failed, hung or crashed,
 2 usage or setup error, 3 infrastructure failure (build, boot),
@@ -116,6 +123,10 @@ MUTATE=0
 # prebuilt (--kernel): known-issues entries name the kinds they apply to.
 KERNEL_KIND=default
 PATCHES_HASH=none
+JOBS=
+SHARD=
+MERGE_DIRS=()
+LANE_PIDS=()
 CACHE=${TOOSMALL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/toosmall}
 
 # need_arg OPT NARGS: an option's value is missing.
@@ -146,6 +157,17 @@ parse_args()
 		--self-check) SELF_CHECK=1 ;;
 		--sites) SITES=1 ;;
 		--mutate) MUTATE=1 ;;
+		--jobs) need_arg "$1" $#; JOBS=$2; shift ;;
+		--shard) need_arg "$1" $#; SHARD=$2; shift ;;
+		--merge)
+			need_arg "$1" $#
+			while [ $# -ge 2 ] && [ "${2#--}" = "$2" ]; do
+				MERGE_DIRS+=("$2")
+				shift
+			done
+			[ "${#MERGE_DIRS[@]}" -gt 0 ] ||
+				die "$EXIT_USAGE" "--merge needs the shards' output dirs"
+			;;
 		-h | --help) usage; exit 0 ;;
 		*) die "$EXIT_USAGE" "unknown option '$1': see ./run.sh --help" ;;
 		esac
@@ -194,6 +216,26 @@ parse_args()
 	for f in "${EXTRA_CONFIGS[@]}"; do
 		[ -r "$f" ] || die "$EXIT_USAGE" "--config $f: not readable"
 	done
+	[ -z "$JOBS" ] || [[ "$JOBS" =~ ^[1-9][0-9]*$ ]] ||
+		die "$EXIT_USAGE" "--jobs $JOBS: give a number of UML instances, 1 or more"
+	if [ -n "$SHARD" ]; then
+		if ! [[ "$SHARD" =~ ^([1-9][0-9]*)/([1-9][0-9]*)$ ]] ||
+			[ "${BASH_REMATCH[1]}" -gt "${BASH_REMATCH[2]}" ]; then
+			die "$EXIT_USAGE" "--shard $SHARD: give I/N with 1 <= I <= N, e.g. 2/4"
+		fi
+		[ -z "$JOBS" ] || [ "$JOBS" = 1 ] ||
+			die "$EXIT_USAGE" "--shard runs one UML: give --jobs to the run, not to a shard"
+		JOBS=1
+	fi
+	for f in "${MERGE_DIRS[@]}"; do
+		[ -r "$f/console.log" ] ||
+			die "$EXIT_USAGE" "--merge $f: no console.log there: pass the --output dirs of the shards"
+	done
+	# One UML a CPU: more only slows each test against its deadlines.
+	[ -n "$JOBS" ] || JOBS=$(nproc)
+	if [ -n "$EXEC_CMD" ] || [ "$SELF_CHECK" = 1 ]; then
+		JOBS=1
+	fi
 }
 
 # deps_check: every program we need, or install its package (as root) or
@@ -316,9 +358,11 @@ plan_mem()
 		while read -r glob kv _; do
 			n=$((n + 1))
 			case "$glob" in '' | '#'*) continue ;; esac
+			# For toosmall.py lanes: tests that go in one lane.
+			[ "$kv" != together ] || continue
 			if ! [[ "$kv" =~ ^mem=[0-9]+[MG]$ ]] ||
 				[ "$(size_mb "${kv#mem=}")" -lt 13 ]; then
-				die "$EXIT_USAGE" "$conf:$n: want \"GLOB mem=SIZE\" with SIZE 13M or more"
+				die "$EXIT_USAGE" "$conf:$n: want \"GLOB mem=SIZE\" with SIZE 13M or more, or \"GLOB together\""
 			fi
 			globs+=("$glob")
 			mems+=("${kv#mem=}")
@@ -366,9 +410,137 @@ progress_begin()
 	log "[$TESTS_BEGUN/$TESTS_TOTAL] $1"
 }
 
+# console_header PLAN [SHARD]: the host's first lines of a console: the
+# kernel, mem=, the shard if any, and the tests planned (with their index
+# in the whole plan when PLAN has one, for --merge).
+console_header()
+{
+	printf 'TOOSMALL-HOST: kernel release=%s source=%s config_hash=%s profile=%s kind=%s patches=%s\n' \
+		"${RELEASE// /_}" "$SRC" "$CONFIG_HASH" "$PROFILE" "$KERNEL_KIND" "$PATCHES_HASH"
+	printf 'TOOSMALL-HOST: mem %s\n' "$MEM"
+	[ -z "${2:-}" ] || printf 'TOOSMALL-HOST: shard %s\n' "$2"
+	awk -F'\t' '{ printf "TOOSMALL-HOST: plan %s %s %s%s\n", $1, $5, $4, \
+		$7 == "" ? "" : " idx=" $7 }' "$1"
+}
+
+# lane_run K: one of --jobs' lanes, in a subshell: its own stage (disk,
+# uml_dir, tmpfs), guest dir, umids and console, over LANES/K/plan.
+lane_run()
+{
+	LANE=$1
+	RUN_TMP=$LANES/$LANE
+	GUEST_OUT=$OUT/guest/lane$LANE
+	CONSOLE=$OUT/lanes/$LANE.log
+	trap 'uml_stop; tee_stop; exit 143' TERM INT HUP
+	stage_prepare
+	cut -f1-4,6 "$RUN_TMP/plan" >"$RUN_TMP/plan.all"
+	TESTS_TOTAL=$(wc -l <"$RUN_TMP/plan.all")
+	TESTS_BEGUN=0
+	console_header "$RUN_TMP/plan" >"$CONSOLE"
+	boot_plan
+}
+
+# lanes_stop: end the lanes, by pid: each halts its UML (bounded by
+# HALT_TIMEOUT and MCONSOLE_TIMEOUT); a lane that is still there after that
+# is killed, and so is the UML session it started.
+# shellcheck disable=SC2317 # run by the cleanup registered in run_lanes
+lanes_stop()
+{
+	local pid k deadline
+
+	[ "${#LANE_PIDS[@]}" -gt 0 ] || return 0
+	kill -TERM "${LANE_PIDS[@]}" 2>/dev/null
+	deadline=$(($(date +%s) + HALT_TIMEOUT + MCONSOLE_TIMEOUT + 5))
+	for pid in "${LANE_PIDS[@]}"; do
+		while kill -0 "$pid" 2>/dev/null && [ "$(date +%s)" -lt "$deadline" ]; do
+			sleep 0.1
+		done
+		kill -KILL "$pid" 2>/dev/null
+	done
+	wait "${LANE_PIDS[@]}" 2>/dev/null
+	for k in "$LANES"/*/uml.pid; do
+		[ -f "$k" ] && kill -KILL -- "-$(cat "$k")" 2>/dev/null
+	done
+	LANE_PIDS=()
+}
+
+# merge_lanes: the lanes' consoles, as one run's console.log.
+merge_lanes()
+{
+	[ -d "$OUT/lanes" ] || return 0
+	python3 "$TOPDIR/runner/toosmall.py" merge --output "$CONSOLE" \
+		"$OUT"/lanes/*.log && rm -rf "${OUT:?}/lanes"
+}
+
+# run_lanes: the plan dealt to JOBS lanes (longest expected first, from the
+# durations of earlier runs), each booting its own UML at once; then one
+# console, as if one UML had run the plan.
+run_lanes()
+{
+	local k rc=0 r pid
+
+	LANES=$RUN_TMP/lanes
+	mkdir -p "$LANES" "$OUT/lanes" "$OUT/guest" ||
+		die "$EXIT_USAGE" "cannot create $LANES or $OUT/lanes"
+	chmod 0755 "$RUN_TMP" "$LANES" "$OUT/guest"
+	python3 "$TOPDIR/runner/toosmall.py" lanes "$RUN_TMP/plan.full" "$JOBS" \
+		"$LANES" --durations "$CACHE/durations.tsv" \
+		--boot-conf "$OOM_DIR/boot.conf" >"$LANES/summary" ||
+		die "$EXIT_INFRA" "could not split the plan into $JOBS lanes"
+	# A Ctrl-C from here on: the lanes stop their UMLs, and what they
+	# wrote still becomes console.log.
+	register_cleanup "lanes_stop; [ -e $(printf %q "$CONSOLE") ] || merge_lanes"
+	log "running $TESTS_TOTAL test(s) in $JOBS UMLs at once (mem=$MEM), console: $CONSOLE"
+	while IFS=$'\t' read -r k _; do
+		[ -s "$LANES/$k/plan" ] || continue
+		lane_run "$k" &
+		LANE_PIDS+=($!)
+	done <"$LANES/summary"
+	for pid in "${LANE_PIDS[@]}"; do
+		wait "$pid"
+		r=$?
+		[ "$r" = 0 ] || [ "$rc" != 0 ] || rc=$r
+	done
+	LANE_PIDS=()
+	merge_lanes || die "$EXIT_INFRA" "could not merge the lanes' consoles in $OUT/lanes"
+	# A lane that could not boot its UML said why; the run stops there.
+	[ "$rc" = 0 ] || exit "$rc"
+}
+
 progress_end()
 {
 	[ "$2" = 0 ] || log "    $1: exit code $2"
+}
+
+# merge_shards: --merge DIR...: one console of the shards', parsed as one
+# run; with --output, the four files there (console.log too).
+merge_shards()
+{
+	local tmp d consoles=() rc=0
+
+	for d in "${MERGE_DIRS[@]}"; do
+		consoles+=("$d/console.log")
+	done
+	if [ -n "$OUT" ]; then
+		[ ! -e "$OUT/console.log" ] ||
+			die "$EXIT_USAGE" "--output $OUT already holds a run: pick a new dir"
+		# Ours: nothing half-written is left if the shards do not fit.
+		# shellcheck disable=SC2064 # the dir is named now, on purpose
+		[ -e "$OUT" ] || trap "rmdir $(printf %q "$OUT") 2>/dev/null" EXIT
+		mkdir -p "$OUT" || die "$EXIT_USAGE" "cannot create --output $OUT"
+		tmp=$OUT/console.log
+	else
+		tmp=$(mktemp "${TMPDIR:-/tmp}/toosmall-merge.XXXXXX") ||
+			die "$EXIT_NOSPACE" "cannot create a temporary file in ${TMPDIR:-/tmp}"
+		register_cleanup "rm -f $(printf %q "$tmp")"
+		trap 'run_cleanups' EXIT
+	fi
+	# Its one-line error says what is wrong with the shards.
+	python3 "$TOPDIR/runner/toosmall.py" merge --output "$tmp" "${consoles[@]}" ||
+		exit "$EXIT_USAGE"
+	python3 "$TOPDIR/runner/toosmall.py" parse "$tmp" ${OUT:+--output "$OUT"} \
+		${KNOWN_ISSUES:+--known-issues "$KNOWN_ISSUES"} $KNOWN_ANY || rc=$?
+	return "$rc"
 }
 
 main()
@@ -376,6 +548,10 @@ main()
 	local rc
 
 	parse_args "$@"
+	if [ "${#MERGE_DIRS[@]}" -gt 0 ]; then
+		merge_shards
+		return
+	fi
 	if [ -n "$PARSE_LOG" ]; then
 		[ -z "$OUT" ] || mkdir -p "$OUT" ||
 			die "$EXIT_USAGE" "cannot create --output $OUT"
@@ -431,30 +607,38 @@ main()
 	fi
 	TMP_MB=$((MEM_MB + 64))
 	SCRATCH_MB=320
-	stage_prepare
+	GUEST_OUT=$OUT/guest
 
 	if [ -n "$EXEC_CMD" ]; then
-		printf '%s\n' "$EXEC_CMD" >"$RUN_TMP/stage/exec"
 		printf 'exec\t-\t-\t0\tother\n' >"$RUN_TMP/plan.full"
 	fi
 	plan_mem "$RUN_TMP/plan.full"
-	cut -f1-4,6 "$RUN_TMP/plan.full" >"$RUN_TMP/plan.all"
-	TESTS_TOTAL=$(wc -l <"$RUN_TMP/plan.all")
+	if [ -n "$SHARD" ]; then
+		python3 "$TOPDIR/runner/toosmall.py" lanes "$RUN_TMP/plan.full" \
+			"${SHARD#*/}" "$RUN_TMP/shards" --static --only "${SHARD%/*}" \
+			--boot-conf "$OOM_DIR/boot.conf" >/dev/null ||
+			die "$EXIT_INFRA" "could not cut shard $SHARD from the plan"
+		cp "$RUN_TMP/shards/${SHARD%/*}/plan" "$RUN_TMP/plan.full"
+	fi
+	TESTS_TOTAL=$(wc -l <"$RUN_TMP/plan.full")
 	TESTS_BEGUN=0
-	[ "$TESTS_TOTAL" -gt 0 ] ||
+	# A shard may be empty (more shards than tests): it runs nothing and
+	# passes; --merge still counts it.
+	[ "$TESTS_TOTAL" -gt 0 ] || [ -n "$SHARD" ] ||
 		die "$EXIT_USAGE" "no test matches --filter ${FILTERS[*]}: see ./run.sh --list"
-
-	{
-		printf 'TOOSMALL-HOST: kernel release=%s source=%s config_hash=%s profile=%s kind=%s patches=%s\n' \
-			"${RELEASE// /_}" "$SRC" "$CONFIG_HASH" "$PROFILE" "$KERNEL_KIND" "$PATCHES_HASH"
-		printf 'TOOSMALL-HOST: mem %s\n' "$MEM"
-		awk -F'\t' '{ printf "TOOSMALL-HOST: plan %s %s %s\n", $1, $5, $4 }' \
-			"$RUN_TMP/plan.full"
-	} >"$CONSOLE"
+	[ "$JOBS" -le "$TESTS_TOTAL" ] || JOBS=$((TESTS_TOTAL > 0 ? TESTS_TOTAL : 1))
 
 	RUN_DEADLINE=$(($(date +%s) + RUN_TIMEOUT))
-	log "running $TESTS_TOTAL test(s) in UML (mem=$MEM), console: $CONSOLE"
-	boot_plan
+	if [ "$JOBS" -gt 1 ]; then
+		run_lanes
+	else
+		stage_prepare
+		[ -z "$EXEC_CMD" ] || printf '%s\n' "$EXEC_CMD" >"$RUN_TMP/stage/exec"
+		cut -f1-4,6 "$RUN_TMP/plan.full" >"$RUN_TMP/plan.all"
+		console_header "$RUN_TMP/plan.full" "$SHARD" >"$CONSOLE"
+		log "running $TESTS_TOTAL test(s) in UML (mem=$MEM), console: $CONSOLE"
+		[ "$TESTS_TOTAL" = 0 ] || boot_plan
+	fi
 
 	if [ -n "$EXEC_CMD" ]; then
 		sed -n '/TOOSMALL:BEGIN exec/,/TOOSMALL:END exec/p' "$CONSOLE" |
@@ -464,6 +648,7 @@ main()
 	fi
 	rc=0
 	python3 "$TOPDIR/runner/toosmall.py" parse "$CONSOLE" --output "$OUT" \
+		--durations "$CACHE/durations.tsv" \
 		${KNOWN_ISSUES:+--known-issues "$KNOWN_ISSUES"} $KNOWN_ANY || rc=$?
 	if [ "$SELF_CHECK" = 1 ]; then
 		# Failures are what the self-check provokes: only a verdict

@@ -95,7 +95,7 @@ boot_once()
 	local events="$RUN_TMP/events" seen=0 line cur="" deadline why="" t_begin
 	local -a lines words unshare_cmd
 
-	UMID="toosmall-$$-$n"
+	UMID="toosmall-$$-${LANE:+$LANE-}$n"
 	BOOT_BEGUN=()
 	BOOT_READY=0
 	: >"$events"
@@ -136,7 +136,7 @@ boot_once()
 	fi
 	host_mark "boot $n umid=$UMID mem=$mem kernel=$KERNEL"
 	TS_KERNEL="$KERNEL" TS_INIT="$TOPDIR/runner/guest-init.sh" \
-		TS_TESTS="$TESTS_DIR" TS_OUT="$OUT/guest" TS_TMP_MB="$TMP_MB" \
+		TS_TESTS="$TESTS_DIR" TS_OUT="$GUEST_OUT" TS_TMP_MB="$TMP_MB" \
 		setsid "${unshare_cmd[@]}" "$TOPDIR/runner/sandbox.sh" \
 		"$stage" "$SANDBOX_UID" -- \
 		setarch x86_64 -R "$stage/linux" mem="$mem" \
@@ -148,6 +148,9 @@ boot_once()
 		con0=null,fd:1 con=null printk.time=1 \
 		</dev/null >"$fifo" 2>&1 &
 	UML_PID=$!
+	# For run.sh's lanes_stop, should this lane be killed before it can
+	# halt its UML itself.
+	[ -z "${LANE:-}" ] || echo "$UML_PID" >"$RUN_TMP/uml.pid"
 
 	deadline=$(($(date +%s) + BOOT_TIMEOUT))
 	while :; do
@@ -249,10 +252,10 @@ stage_prepare()
 	# the disk after the next boot.
 	truncate -s "$SCRATCH_MB"M "$stage/disk/scratch.img" ||
 		die "$EXIT_NOSPACE" "cannot create the scratch disk in $stage/disk: free some space in ${TMPDIR:-/tmp}"
-	mkdir -p "$OUT/guest" || die "$EXIT_USAGE" "cannot create $OUT/guest"
+	mkdir -p "$GUEST_OUT" || die "$EXIT_USAGE" "cannot create $GUEST_OUT"
 	chmod 0755 "$RUN_TMP" "$stage"
 	if [ -n "$SANDBOX_UID" ]; then
-		chown "$SANDBOX_UID:$SANDBOX_UID" "$stage/uml" "$OUT/guest" \
+		chown "$SANDBOX_UID:$SANDBOX_UID" "$stage/uml" "$GUEST_OUT" \
 			"$stage/disk" "$stage/disk/scratch.img"
 		# UML runs as SANDBOX_UID from the stage: a private TMPDIR
 		# (mode 0700 on the way) would end in "UML did not boot".

@@ -16,7 +16,7 @@ readonly EXIT_NOSPACE=5	  # no space left where the cache or output lives
 # stage has redirected fd 2.
 log()
 {
-	printf '%s\n' "toosmall: $*" >&"${TTY_ERR:-2}"
+	printf '%s\n' "toosmall: ${LANE:+lane $LANE: }$*" >&"${TTY_ERR:-2}"
 }
 
 # die CODE MESSAGE: one line that says what to do, then exit with CODE.

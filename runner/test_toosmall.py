@@ -568,6 +568,101 @@ class RunProblems(unittest.TestCase):
 		self.assertIn("cause: the host's XSAVE area is larger", t['reason'])
 
 
+class Lanes(unittest.TestCase):
+	"""run.sh --jobs and --shard deal the plan with split_lanes(); the
+	lanes' consoles become one with merge_consoles()."""
+
+	PLAN = ['fio.xfs.a.nopressure\tfio_test\th\t120\tfio\t-',
+		'fio.xfs.a.tinymem\tfio_test\th\t120\tfio\t32M',
+		'fio.replay.write\tfio_test\th\t90\tfio\t-',
+		'fio.replay.check\tfio_test\th\t90\tfio\t-',
+		'memcg.x\tmemcg_test\th\t120\tmemcg\t-',
+		'failnth_fd.a\tfailnth_fd_test\th\t120\tfailnth\t-',
+		'failnth_fd.b\tfailnth_fd_test\th\t120\tfailnth\t-',
+		'fio.xfs.b.nopressure\tfio_test\th\t120\tfio\t-']
+
+	def test_every_test_once_together_kept_mem_grouped(self):
+		lanes, load = toosmall.split_lanes(self.PLAN, 3, {}, ['fio.replay.*'])
+		every = sorted(i for lane in lanes for i in lane)
+		self.assertEqual(list(range(len(self.PLAN))), every)
+		with_replay = [lane for lane in lanes if 2 in lane]
+		self.assertEqual(1, len(with_replay))
+		lane = with_replay[0]
+		self.assertIn(3, lane)
+		self.assertLess(lane.index(2), lane.index(3))
+		for lane in lanes:
+			mems = [self.PLAN[i].split('\t')[5] for i in lane]
+			# One boot per mem= size: equal sizes are adjacent.
+			self.assertEqual(len(set(mems)), 1 + sum(
+				1 for a, b in zip(mems, mems[1:]) if a != b))
+
+	def test_longest_first_balances(self):
+		lanes, load = toosmall.split_lanes(self.PLAN, 2, {}, ['fio.replay.*'])
+		# Estimates: fio 15 s (three, and the replay pair: 30 s as one
+		# unit), memcg 5, failnth 0.5 each: 81 s. The pair and one fio
+		# test (45 s) is the least the longer lane can get.
+		self.assertEqual([36.0, 45.0], sorted(load))
+
+	def test_measured_durations_win_and_static_is_deterministic(self):
+		a, _ = toosmall.split_lanes(self.PLAN, 2, {}, [])
+		b, _ = toosmall.split_lanes(self.PLAN, 2, {}, [])
+		self.assertEqual(a, b)
+		c, load = toosmall.split_lanes(self.PLAN, 2, {'memcg.x': 500}, [])
+		self.assertEqual([[4]], [l for l in c if 4 in l])
+
+	def console(self, shard, *tests, kernel='release=6.12 kind=default'):
+		out = ['TOOSMALL-HOST: kernel ' + kernel, 'TOOSMALL-HOST: mem 64M']
+		if shard:
+			out.append('TOOSMALL-HOST: shard ' + shard)
+		out += ['TOOSMALL-HOST: plan %s failnth 10 idx=%d' % (t, i) for i, t in tests]
+		out += ['TOOSMALL-HOST: boot 1 umid=x-1 mem=64M kernel=k', 'TOOSMALL:READY']
+		for _, t in tests:
+			out += ['TOOSMALL:BEGIN %s timeout=10' % t,
+				'not ok 1 %s' % t if t.endswith('bad') else 'ok 1 %s' % t,
+				'TOOSMALL:END %s rc=0' % t]
+		return out + ['TOOSMALL:DONE', 'TOOSMALL-HOST: boot 1 ended']
+
+	def merged(self, *consoles):
+		with tempfile.TemporaryDirectory() as d:
+			paths = []
+			for n, c in enumerate(consoles):
+				paths.append(os.path.join(d, '%d.log' % n))
+				with open(paths[-1], 'w') as f:
+					f.write('\n'.join(c) + '\n')
+			return toosmall.merge_consoles(paths)
+
+	def test_merge_gives_one_run_in_plan_order(self):
+		lines = self.merged(self.console('', (1, 'a.bad'), (2, 'a.c')),
+				    self.console('', (0, 'a.first')))
+		run = toosmall.parse_log(lines)
+		self.assertEqual(['a.first', 'a.bad', 'a.c'], [t['name'] for t in run['tests']])
+		self.assertEqual(['pass', 'fail', 'pass'], [t['status'] for t in run['tests']])
+		self.assertEqual(['1', '2'], [b['n'] for b in run['boots']])
+		self.assertNotIn('run.kernel', [t['name'] for t in run['tests']])
+
+	def test_merge_refuses_what_is_not_one_run(self):
+		with self.assertRaisesRegex(SystemExit, 'different kernels'):
+			self.merged(self.console('1/2', (0, 'a.a')),
+				    self.console('2/2', (1, 'a.b'), kernel='release=6.13'))
+		with self.assertRaisesRegex(SystemExit, r'shards 1/3, 3/3 are not each of 1\.\.3'):
+			self.merged(self.console('1/3', (0, 'a.a')),
+				    self.console('3/3', (1, 'a.b')))
+		with self.assertRaisesRegex(SystemExit, 'not each of'):
+			self.merged(self.console('1/2', (0, 'a.a')),
+				    self.console('1/2', (1, 'a.b')))
+		with self.assertRaisesRegex(SystemExit, 'a test is in two consoles'):
+			self.merged(self.console('', (0, 'a.a')),
+				    self.console('', (0, 'a.a')))
+
+	def test_durations_are_recorded_for_the_next_split(self):
+		run = toosmall.parse_log(self.console('', (0, 'a.a')))
+		run['tests'][0]['duration_s'] = 12.5
+		with tempfile.TemporaryDirectory() as d:
+			path = os.path.join(d, 'durations.tsv')
+			toosmall.save_durations(path, run)
+			self.assertEqual({'a.a': 12.5}, toosmall.read_durations(path))
+
+
 class BootCause(unittest.TestCase):
 	AMX = os.path.join(LOGS, 'amx-fp.log')
 

@@ -4,7 +4,12 @@
 
   toosmall.py plan SETTINGS BINARY...     print the run plan (one test a line)
   toosmall.py parse CONSOLE_LOG [--output DIR] [--known-issues FILE]
-                                  [--known-issues-any-kernel]
+                                  [--known-issues-any-kernel] [--durations FILE]
+  toosmall.py lanes PLAN N DIR [--durations FILE] [--boot-conf FILE]
+                              [--only K] [--static]
+                                          deal the plan to N lanes (DIR/K/plan)
+  toosmall.py merge CONSOLE... --output FILE
+                                          one console of N lanes or shards
   toosmall.py bootcause CONSOLE_LOG [--host-xsave BYTES] [--kernel-fp BYTES|dynamic]
                                           one line: why UML did not boot (exit 1: cannot tell)
   toosmall.py selfcheck RESULTS_JSON CASES_TSV [--profile P] [--margin S]
@@ -156,6 +161,178 @@ def cmd_plan(args):
 			if args.filter and not any(fnmatch.fnmatchcase(name, g) for g in args.filter):
 				continue
 			print('\t'.join((name, prog, hname, str(timeout), category_of(name))))
+
+
+# --------------------------------------------------------------- lanes ----
+
+# A test's expected seconds when no earlier run measured it: what the
+# categories took on the default kernel (make bench's per-program figures).
+ESTIMATE_S = {'failnth': 0.5, 'memcg': 5, 'oom': 8, 'xfs': 5, 'fio': 15,
+	      'detect': 3, 'other': 5}
+
+
+def read_together(conf):
+	"""The globs of boot.conf's "GLOB together" lines: tests matching one
+	depend on each other (a power cut, then its check on the next boot)
+	and run in one lane, in plan order."""
+	globs = []
+	if conf and os.path.exists(conf):
+		with open(conf) as f:
+			for line in f:
+				w = line.split()
+				if len(w) == 2 and w[1] == 'together' and not w[0].startswith('#'):
+					globs.append(w[0])
+	return globs
+
+
+def read_durations(path):
+	"""name -> seconds, from the cache's record of the last runs."""
+	known = {}
+	if path and os.path.exists(path):
+		with open(path) as f:
+			for line in f:
+				w = line.split('\t')
+				if len(w) == 2:
+					try:
+						known[w[0]] = float(w[1])
+					except ValueError:
+						pass
+	return known
+
+
+def split_lanes(plan, n, durations, together):
+	"""Deal the plan's lines (name first, category fifth, mem sixth) to @n
+	lanes, longest expected first onto the least loaded lane (LPT); the
+	tests of one "together" glob are one unit. Within a lane the plan's
+	order is kept, but tests are grouped by mem= so that a lane boots
+	once per size. Deterministic: the same plan and figures give the same
+	lanes, on any machine (CI shards rely on it)."""
+	units = {}
+	order = []
+	for i, line in enumerate(plan):
+		w = line.split('\t')
+		key = next((g for g in together if fnmatch.fnmatchcase(w[0], g)), w[0])
+		if key not in units:
+			units[key] = []
+			order.append(key)
+		units[key].append(i)
+	cost = {}
+	for key in order:
+		cost[key] = sum(durations.get(plan[i].split('\t')[0],
+					      ESTIMATE_S.get(plan[i].split('\t')[4], 5))
+				for i in units[key])
+	load = [0.0] * n
+	lanes = [[] for _ in range(n)]
+	for key in sorted(order, key=lambda k: (-cost[k], order.index(k))):
+		k = min(range(n), key=lambda j: (load[j], j))
+		load[k] += cost[key]
+		lanes[k].extend(units[key])
+	out = []
+	for idx in lanes:
+		idx.sort()
+		mems = []
+		for i in idx:
+			m = plan[i].rstrip('\n').split('\t')[5:6] or ['-']
+			if m[0] not in mems:
+				mems.append(m[0])
+		out.append([i for m in mems for i in idx
+			    if (plan[i].rstrip('\n').split('\t')[5:6] or ['-'])[0] == m])
+	return out, load
+
+
+def cmd_lanes(args):
+	"""Writes DIR/K/plan (K = 1..N): each lane's lines of PLAN, with the
+	plan index appended (the merged console lists tests in plan order)."""
+	with open(args.plan) as f:
+		plan = [l.rstrip('\n') for l in f if l.strip()]
+	durations = {} if args.static else read_durations(args.durations)
+	lanes, load = split_lanes(plan, args.n, durations,
+				  read_together(args.boot_conf))
+	for k, idx in enumerate(lanes, 1):
+		if args.only and k != args.only:
+			continue
+		d = os.path.join(args.dir, str(k))
+		os.makedirs(d, exist_ok=True)
+		with open(os.path.join(d, 'plan'), 'w') as f:
+			for i in idx:
+				f.write('%s\t%d\n' % (plan[i], i))
+		print('%d\t%d\t%.0f' % (k, len(idx), load[k - 1]))
+	return 0
+
+
+HEADER = re.compile(r'^TOOSMALL-HOST: (kernel|mem|plan|shard) ')
+BOOT_LINE = re.compile(r'^(TOOSMALL-HOST: boot )(\d+)( umid=| ended)')
+
+
+def merge_consoles(paths):
+	"""One console from the lanes' or shards' consoles: one header (they
+	must have run the same kernel and mem, and the shards must be all of
+	one split, each once), the plan in plan order, then each console's
+	boots, renumbered. What one run of the whole plan would have written,
+	so that parse gives the same verdicts."""
+	heads, bodies = [], []
+	for p in paths:
+		with open(p, errors='replace') as f:
+			lines = f.read().splitlines()
+		n = 0
+		while n < len(lines) and HEADER.match(lines[n]):
+			n += 1
+		heads.append(lines[:n])
+		bodies.append(lines[n:])
+
+	def only(head, what):
+		return [l for l in head if l.startswith('TOOSMALL-HOST: %s ' % what)]
+
+	kernels = {tuple(only(h, 'kernel')) for h in heads}
+	if len(kernels) != 1:
+		raise SystemExit('toosmall: error: the consoles ran different kernels: '
+				 'merge the shards of one run')
+	mems = {tuple(only(h, 'mem')) for h in heads}
+	if len(mems) != 1:
+		raise SystemExit('toosmall: error: the consoles booted different mem=: '
+				 'merge the shards of one run')
+	shards = [only(h, 'shard') for h in heads]
+	if any(shards):
+		got = sorted(tuple(int(x) for x in s[0].split()[2].split('/')) if s else (0, 0)
+			     for s in shards)
+		total = {s[0].split()[2].split('/')[1] if s else '?' for s in shards}
+		want = [(i, int(got[-1][1])) for i in range(1, int(got[-1][1]) + 1)]
+		if len(total) != 1 or got != want:
+			raise SystemExit('toosmall: error: shards %s are not each of 1..%s once: '
+					 'merge every shard of one split' %
+					 (', '.join('%d/%d' % g for g in got), got[-1][1]))
+	plan = []
+	for h in heads:
+		for l in only(h, 'plan'):
+			w = l.split()
+			idx = next((int(x[4:]) for x in w if x.startswith('idx=')), len(plan))
+			plan.append((idx, l))
+	names = [l.split()[2] for _, l in plan]
+	if len(set(names)) != len(names):
+		raise SystemExit('toosmall: error: a test is in two consoles: merge each shard once')
+	out = list(kernels.pop()) + list(mems.pop())
+	out += [l for _, l in sorted(plan)]
+	boot = 0
+	for body in bodies:
+		for l in body:
+			m = BOOT_LINE.match(l)
+			if m:
+				if m.group(3) == ' umid=':
+					boot += 1
+				l = '%s%d%s' % (m.group(1), boot, l[m.end(2):])
+			out.append(l)
+	return out
+
+
+def cmd_merge(args):
+	try:
+		lines = merge_consoles(args.consoles)
+	except OSError as e:
+		print('toosmall: error: %s: %s: pass console.log files' % (e.filename, e.strerror),
+		      file=sys.stderr)
+		return 2
+	write_atomic(args.output, '\n'.join(lines) + '\n')
+	return 0
 
 
 # --------------------------------------------------------------- parse ----
@@ -1011,10 +1188,26 @@ def cmd_parse(args):
 			     json.dumps(run, indent=1) + '\n')
 		write_atomic(os.path.join(args.output, 'results.ktap'), ktap(run))
 		write_atomic(os.path.join(args.output, 'junit.xml'), junit(run))
+	if args.durations:
+		save_durations(args.durations, run)
 	sys.stdout.write(ktap(run))
 	sys.stdout.write('\n' + summary(run) + '\n')
 	print(line)
 	return 1 if bad else 0
+
+
+def save_durations(path, run):
+	"""Each test's time, for the next run's lanes (split_lanes()). A hang
+	or crash ran into a deadline, not its own end: its old figure stays.
+	Best effort: a cache that cannot be written costs only balance."""
+	known = read_durations(path)
+	for t in run['tests']:
+		if t['duration_s'] is not None and t['status'] in ('pass', 'fail', 'skip'):
+			known[t['name']] = t['duration_s']
+	try:
+		write_atomic(path, ''.join('%s\t%.3f\n' % kv for kv in sorted(known.items())))
+	except OSError:
+		pass
 
 
 # ------------------------------------------------------------- self-check --
@@ -1098,6 +1291,20 @@ def main():
 	p.add_argument('--known-issues-any-kernel', action='store_true',
 		       help='every entry applies, whatever its KERNELS says '
 		       '(the user named the file)')
+	p.add_argument('--durations', metavar='FILE',
+		       help='record each test\'s time there, for --jobs')
+	p = sub.add_parser('lanes')
+	p.add_argument('plan')
+	p.add_argument('n', type=int)
+	p.add_argument('dir')
+	p.add_argument('--durations')
+	p.add_argument('--boot-conf')
+	p.add_argument('--only', type=int)
+	p.add_argument('--static', action='store_true',
+		       help='ignore the durations: the same lanes on every machine')
+	p = sub.add_parser('merge')
+	p.add_argument('consoles', nargs='+')
+	p.add_argument('--output', required=True)
 	p = sub.add_parser('bootcause')
 	p.add_argument('log')
 	p.add_argument('--host-xsave', metavar='BYTES')
@@ -1114,6 +1321,10 @@ def main():
 		return cmd_selfcheck(args)
 	if args.cmd == 'bootcause':
 		return cmd_bootcause(args)
+	if args.cmd == 'lanes':
+		return cmd_lanes(args)
+	if args.cmd == 'merge':
+		return cmd_merge(args)
 	return cmd_parse(args)
 
 
