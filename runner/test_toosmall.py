@@ -148,6 +148,24 @@ class Attribution(unittest.TestCase):
 			self.assertEqual('fail', t['status'], line)
 			self.assertEqual(kind, t['splats'][0]['kind'], line)
 
+	def test_lockdep_reports_without_warning_header(self):
+		# kernel/locking/lockdep.c (6.12): two reports that say neither
+		# WARNING: nor BUG:, and one that says INFO: like the
+		# information lockdep prints after every report.
+		for line, kind in (
+				('[    1.0] [ BUG: Invalid wait context ]', 'lockdep'),
+				('[    1.0] INFO: trying to register non-static key.', 'lockdep'),
+				('[    1.0] WARNING: possible irq lock inversion dependency detected', 'lockdep'),
+				('[    1.0] WARNING: HARDIRQ-safe -> HARDIRQ-unsafe lock order detected', 'lockdep'),
+				('[    1.0] WARNING: held lock freed!', 'lockdep'),
+				('[    1.0] WARNING: a.out/61 still has locks held!', 'lockdep'),
+				('[    1.0] INFO: lockdep is turned off.', None)):
+			run = self.lines('TOOSMALL:BEGIN a.one timeout=10', line, 'ok 1 one',
+					 'TOOSMALL:END a.one rc=0')
+			t = run['tests'][0]
+			self.assertEqual([kind] if kind else [],
+					 [s['kind'] for s in t['splats']], line)
+
 	def test_ok_then_a_signal_or_an_exit_code_is_no_pass(self):
 		run = self.lines('TOOSMALL:BEGIN a.one timeout=10', 'ok 1 one',
 				 'TOOSMALL:END a.one rc=139',

@@ -45,7 +45,16 @@ SPLATS = [
 	('bad_page', re.compile(PRINTK + r'(BUG: Bad page .*)')),
 	('hung_task', re.compile(PRINTK + r'(INFO: task \S+ blocked for more than .*)')),
 	('lock_held', re.compile(PRINTK + r'(?:WARNING: )?(.*lock held when returning to user space.*)')),
-	('lockdep', re.compile(PRINTK + r'(WARNING: (?:possible circular locking dependency|possible recursive locking|inconsistent lock state|suspicious RCU usage|bad unlock balance).*)')),
+	# kernel/locking/lockdep.c: its reports' headers. Two are no WARNING:
+	# "[ BUG: Invalid wait context ]" (print_lock_invalid_wait_context())
+	# and a lock whose key is not static (register_lock_class()); both
+	# turn lockdep off for the rest of the boot.
+	('lockdep', re.compile(PRINTK + r'(WARNING: (?:possible circular locking dependency|possible recursive locking|'
+			       r'inconsistent lock state|suspicious RCU usage|bad unlock balance|'
+			       r'possible irq lock inversion dependency|\S+-safe -> \S+-unsafe lock order|'
+			       r'held lock freed|\S+ still has locks held|Nested lock was not taken|'
+			       r'bad contention detected|chain_key collision).*|'
+			       r'\[ BUG: Invalid wait context \].*|INFO: trying to register non-static key.*)')),
 	('kmemleak', re.compile(PRINTK + r'(unreferenced object .*)')),
 	# mm/kmemleak.c kmemleak_do_cleanup(): the detector gave up (its pool ran
 	# out, or kmemleak_stop()); every later test would be blind to leaks.
