@@ -166,6 +166,19 @@ class Attribution(unittest.TestCase):
 			self.assertEqual([kind] if kind else [],
 					 [s['kind'] for s in t['splats']], line)
 
+	def test_slub_report_is_a_splat(self):
+		# mm/slub.c __slab_bug() (6.12): "BUG" and no colon; its FIX
+		# lines say what SLUB repaired and are part of the report.
+		for line, kind in (
+				('[    1.0] BUG kmalloc-64 (Not tainted): Object already free', 'slub'),
+				('[    1.0] BUG kmalloc-rnd-01-32 (Tainted: G    B   ): Right Redzone overwritten', 'slub'),
+				('[    1.0] FIX kmalloc-64: Object at 0x6a4b1e00 not freed', None),
+				('[    1.0] BUG: KASAN: double-free in kfree+0x1/0x2', 'kasan')):
+			run = self.lines('TOOSMALL:BEGIN a.one timeout=10', line, 'ok 1 one',
+					 'TOOSMALL:END a.one rc=0')
+			self.assertEqual([kind] if kind else [],
+					 [s['kind'] for s in run['tests'][0]['splats']], line)
+
 	def test_ok_then_a_signal_or_an_exit_code_is_no_pass(self):
 		run = self.lines('TOOSMALL:BEGIN a.one timeout=10', 'ok 1 one',
 				 'TOOSMALL:END a.one rc=139',

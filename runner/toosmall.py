@@ -42,6 +42,10 @@ SPLATS = [
 	('kasan', re.compile(PRINTK + r'(BUG: KASAN: .*)')),
 	('kfence', re.compile(PRINTK + r'(BUG: KFENCE: .*)')),
 	('soft_lockup', re.compile(PRINTK + r'(?:watchdog: )?(BUG: soft lockup .*)')),
+	# mm/slub.c __slab_bug(): "BUG <cache> (<print_tainted()>): <reason>",
+	# no colon after BUG. Needs slub_debug for a cache's corruption checks,
+	# but not for objects left in a cache that is destroyed.
+	('slub', re.compile(PRINTK + r'(BUG [^\s:]+ \((?:Not tainted|Tainted: [^)]*)\): .*)')),
 	('bad_page', re.compile(PRINTK + r'(BUG: Bad page .*)')),
 	('hung_task', re.compile(PRINTK + r'(INFO: task \S+ blocked for more than .*)')),
 	('lock_held', re.compile(PRINTK + r'(?:WARNING: )?(.*lock held when returning to user space.*)')),
