@@ -67,6 +67,12 @@ SPLATS = [
 	('ubsan', re.compile(PRINTK + r'(UBSAN: .*)')),
 	# kernel/rcu/tree_stall.h, after pr_fmt's "rcu: "
 	('rcu_stall', re.compile(PRINTK + r'(?:rcu: )?(INFO: \S+ (?:self-detected stall|detected (?:expedited )?stalls) .*)')),
+	# fs/xfs: xfs_error_report() and the verifiers (xfs_error.c), a
+	# shutdown (xfs_fsops.c xfs_do_force_shutdown(), xfs_log.c
+	# xlog_force_shutdown()) and ASSERT_ALWAYS() (xfs_message.c assfail()).
+	('xfs', re.compile(PRINTK + r'(XFS(?: \([^)]*\))?: (?:Internal error |Metadata (?:corruption|CRC error) detected at |'
+			   r'.* \(0x[0-9a-f]+\) detected at .*Shutting down filesystem|'
+			   r'Filesystem has been shut down due to log error|Assertion failed: ).*)')),
 	('bug', re.compile(PRINTK + r'(kernel BUG at .*)')),
 	('gpf', re.compile(PRINTK + r'(general protection fault.*)')),
 	('oops', re.compile(PRINTK + r'(Oops(?:: | - ).*)')),
