@@ -141,6 +141,9 @@ class Attribution(unittest.TestCase):
 				('[    2.0] UBSAN: shift-out-of-bounds in mm/slub.c:12:3', 'ubsan'),
 				('[   23.0] rcu: INFO: rcu_sched self-detected stall on CPU', 'rcu_stall'),
 				('[   23.0] rcu: INFO: rcu_sched detected stalls on CPUs/tasks:', 'rcu_stall'),
+				('[   23.0] rcu: INFO: rcu_sched detected stall, but suppressed full report '
+				 'due to a stuck CSD-lock.', 'rcu_stall'),
+				('[   23.0] INFO: rcu_tasks_trace detected stalls? (Late IPI?)', 'rcu_stall'),
 				('[    9.0] kmemleak: Kernel memory leak detector disabled', 'kmemleak_off')):
 			run = self.lines('TOOSMALL:BEGIN a.one timeout=10', line, 'ok 1 one',
 					 'TOOSMALL:END a.one rc=0')

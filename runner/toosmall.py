@@ -37,7 +37,12 @@ STATUSES = ('pass', 'fail', 'skip', 'hang', 'crash')
 # printk.time=1 prefix, optional so that logs from other setups parse too.
 PRINTK = r'^(?:<\d>)?(?:\[\s*\d+\.\d+\]\s*)?'
 
-# Kernel splats, most specific first. (kind, regex on the line).
+# Kernel splats, most specific first. (kind, regex on the line). The
+# classes are syzkaller's (pkg/report/linux.go, linuxOopses) checked
+# against what 6.12 prints: lib/, mm/, kernel/locking/, kernel/rcu/,
+# kernel/sched/, kernel/hung_task.c, kernel/watchdog.c, arch/um/kernel/
+# trap.c and fs/xfs/. On UML, BUG() is asm-generic's "BUG: failure at"
+# and a panic, and a WARN() says WARNING: before its message.
 SPLATS = [
 	('kasan', re.compile(PRINTK + r'(BUG: KASAN: .*)')),
 	('kfence', re.compile(PRINTK + r'(BUG: KFENCE: .*)')),
@@ -65,8 +70,9 @@ SPLATS = [
 	('kmemleak_off', re.compile(PRINTK + r'(kmemleak: Kernel memory leak detector disabled.*)')),
 	# lib/ubsan.c ubsan_prologue(): "UBSAN: <reason> in <file>:<line>:<col>"
 	('ubsan', re.compile(PRINTK + r'(UBSAN: .*)')),
-	# kernel/rcu/tree_stall.h, after pr_fmt's "rcu: "
-	('rcu_stall', re.compile(PRINTK + r'(?:rcu: )?(INFO: \S+ (?:self-detected stall|detected (?:expedited )?stalls) .*)')),
+	# kernel/rcu/tree_stall.h, tree_exp.h (after pr_fmt's "rcu: ") and
+	# tasks.h; none on UML's Tiny RCU, but other kernels have them
+	('rcu_stall', re.compile(PRINTK + r'(?:rcu: )?(INFO: \S+ (?:self-detected stall|detected (?:expedited )?stalls?\b).*)')),
 	# fs/xfs: xfs_error_report() and the verifiers (xfs_error.c), a
 	# shutdown (xfs_fsops.c xfs_do_force_shutdown(), xfs_log.c
 	# xlog_force_shutdown()) and ASSERT_ALWAYS() (xfs_message.c assfail()).
