@@ -141,12 +141,76 @@ class Attribution(unittest.TestCase):
 				('[    2.0] UBSAN: shift-out-of-bounds in mm/slub.c:12:3', 'ubsan'),
 				('[   23.0] rcu: INFO: rcu_sched self-detected stall on CPU', 'rcu_stall'),
 				('[   23.0] rcu: INFO: rcu_sched detected stalls on CPUs/tasks:', 'rcu_stall'),
+				('[   23.0] rcu: INFO: rcu_sched detected stall, but suppressed full report '
+				 'due to a stuck CSD-lock.', 'rcu_stall'),
+				('[   23.0] INFO: rcu_tasks_trace detected stalls? (Late IPI?)', 'rcu_stall'),
 				('[    9.0] kmemleak: Kernel memory leak detector disabled', 'kmemleak_off')):
 			run = self.lines('TOOSMALL:BEGIN a.one timeout=10', line, 'ok 1 one',
 					 'TOOSMALL:END a.one rc=0')
 			t = run['tests'][0]
 			self.assertEqual('fail', t['status'], line)
 			self.assertEqual(kind, t['splats'][0]['kind'], line)
+
+	def test_lockdep_reports_without_warning_header(self):
+		# kernel/locking/lockdep.c (6.12): two reports that say neither
+		# WARNING: nor BUG:, and one that says INFO: like the
+		# information lockdep prints after every report.
+		for line, kind in (
+				('[    1.0] [ BUG: Invalid wait context ]', 'lockdep'),
+				('[    1.0] INFO: trying to register non-static key.', 'lockdep'),
+				('[    1.0] WARNING: possible irq lock inversion dependency detected', 'lockdep'),
+				('[    1.0] WARNING: HARDIRQ-safe -> HARDIRQ-unsafe lock order detected', 'lockdep'),
+				('[    1.0] WARNING: held lock freed!', 'lockdep'),
+				('[    1.0] WARNING: a.out/61 still has locks held!', 'lockdep'),
+				('[    1.0] INFO: lockdep is turned off.', None)):
+			run = self.lines('TOOSMALL:BEGIN a.one timeout=10', line, 'ok 1 one',
+					 'TOOSMALL:END a.one rc=0')
+			t = run['tests'][0]
+			self.assertEqual([kind] if kind else [],
+					 [s['kind'] for s in t['splats']], line)
+
+	def test_slub_report_is_a_splat(self):
+		# mm/slub.c __slab_bug() (6.12): "BUG" and no colon; its FIX
+		# lines say what SLUB repaired and are part of the report.
+		for line, kind in (
+				('[    1.0] BUG kmalloc-64 (Not tainted): Object already free', 'slub'),
+				('[    1.0] BUG kmalloc-rnd-01-32 (Tainted: G    B   ): Right Redzone overwritten', 'slub'),
+				('[    1.0] FIX kmalloc-64: Object at 0x6a4b1e00 not freed', None),
+				('[    1.0] BUG: KASAN: double-free in kfree+0x1/0x2', 'kasan')):
+			run = self.lines('TOOSMALL:BEGIN a.one timeout=10', line, 'ok 1 one',
+					 'TOOSMALL:END a.one rc=0')
+			self.assertEqual([kind] if kind else [],
+					 [s['kind'] for s in run['tests'][0]['splats']], line)
+
+	def test_xfs_reports_are_splats(self):
+		# fs/xfs (6.12): an internal error, a verifier's, a shutdown, an
+		# ASSERT_ALWAYS(); not what a sound mount or recovery says.
+		for line, kind in (
+				('[    1.0] XFS (ubda): Internal error xfs_trans_cancel at line 978 of file '
+				 'fs/xfs/xfs_trans.c.  Caller xfs_create+0x2c0/0x5b0', 'xfs'),
+				('[    1.0] XFS (ubda): Metadata corruption detected at xfs_dinode_verify+0x1/0x2, '
+				 'inode 0x83 dinode', 'xfs'),
+				('[    1.0] XFS (ubda): Metadata CRC error detected at xfs_agf_read_verify+0x1/0x2, '
+				 'xfs_agf block 0x1 ', 'xfs'),
+				('[    1.0] XFS (ubda): Log I/O Error (0x2) detected at xlog_ioend_work+0x1/0x2 '
+				 '(fs/xfs/xfs_log.c:1234).  Shutting down filesystem.', 'xfs'),
+				('[    1.0] XFS (ubda): Filesystem has been shut down due to log error (0x2).', 'xfs'),
+				('[    1.0] XFS: Assertion failed: !xfs_iflags_test(ip, XFS_ALL_IRECLAIM_FLAGS), '
+				 'file: fs/xfs/xfs_icache.c, line: 2198', 'xfs'),
+				('[    1.0] XFS (ubda): Mounting V5 Filesystem 0d3c5a1e-7a4e-4d0c-9e1e-1f0c6c3a2b10', None),
+				('[    1.0] XFS (ubda): Starting recovery (logdev: internal)', None),
+				('[    1.0] XFS (ubda): Unmounting Filesystem 0d3c5a1e-7a4e-4d0c-9e1e-1f0c6c3a2b10', None)):
+			run = self.lines('TOOSMALL:BEGIN a.one timeout=10', line, 'ok 1 one',
+					 'TOOSMALL:END a.one rc=0')
+			self.assertEqual([kind] if kind else [],
+					 [s['kind'] for s in run['tests'][0]['splats']], line)
+		# F8's console: the error report and the shutdown are a splat
+		# each; "Corruption detected" and "Please unmount" belong to them.
+		run = parse_file(os.path.join(LOGS, 'xfs-shutdown.log'))
+		titles = [s['title'] for s in run['tests'][0]['splats']]
+		self.assertEqual(2, len(titles), titles)
+		self.assertTrue(titles[0].startswith('XFS (ubda): Internal error xfs_trans_cancel '))
+		self.assertTrue(titles[1].startswith('XFS (ubda): Corruption of in-memory data (0x8) '))
 
 	def test_ok_then_a_signal_or_an_exit_code_is_no_pass(self):
 		run = self.lines('TOOSMALL:BEGIN a.one timeout=10', 'ok 1 one',

@@ -42,23 +42,48 @@ STATUSES = ('pass', 'fail', 'skip', 'hang', 'crash')
 # printk.time=1 prefix, optional so that logs from other setups parse too.
 PRINTK = r'^(?:<\d>)?(?:\[\s*\d+\.\d+\]\s*)?'
 
-# Kernel splats, most specific first. (kind, regex on the line).
+# Kernel splats, most specific first. (kind, regex on the line). The
+# classes are syzkaller's (pkg/report/linux.go, linuxOopses) checked
+# against what 6.12 prints: lib/, mm/, kernel/locking/, kernel/rcu/,
+# kernel/sched/, kernel/hung_task.c, kernel/watchdog.c, arch/um/kernel/
+# trap.c and fs/xfs/. On UML, BUG() is asm-generic's "BUG: failure at"
+# and a panic, and a WARN() says WARNING: before its message.
 SPLATS = [
 	('kasan', re.compile(PRINTK + r'(BUG: KASAN: .*)')),
 	('kfence', re.compile(PRINTK + r'(BUG: KFENCE: .*)')),
 	('soft_lockup', re.compile(PRINTK + r'(?:watchdog: )?(BUG: soft lockup .*)')),
+	# mm/slub.c __slab_bug(): "BUG <cache> (<print_tainted()>): <reason>",
+	# no colon after BUG. Needs slub_debug for a cache's corruption checks,
+	# but not for objects left in a cache that is destroyed.
+	('slub', re.compile(PRINTK + r'(BUG [^\s:]+ \((?:Not tainted|Tainted: [^)]*)\): .*)')),
 	('bad_page', re.compile(PRINTK + r'(BUG: Bad page .*)')),
 	('hung_task', re.compile(PRINTK + r'(INFO: task \S+ blocked for more than .*)')),
 	('lock_held', re.compile(PRINTK + r'(?:WARNING: )?(.*lock held when returning to user space.*)')),
-	('lockdep', re.compile(PRINTK + r'(WARNING: (?:possible circular locking dependency|possible recursive locking|inconsistent lock state|suspicious RCU usage|bad unlock balance).*)')),
+	# kernel/locking/lockdep.c: its reports' headers. Two are no WARNING:
+	# "[ BUG: Invalid wait context ]" (print_lock_invalid_wait_context())
+	# and a lock whose key is not static (register_lock_class()); both
+	# turn lockdep off for the rest of the boot.
+	('lockdep', re.compile(PRINTK + r'(WARNING: (?:possible circular locking dependency|possible recursive locking|'
+			       r'inconsistent lock state|suspicious RCU usage|bad unlock balance|'
+			       r'possible irq lock inversion dependency|\S+-safe -> \S+-unsafe lock order|'
+			       r'held lock freed|\S+ still has locks held|Nested lock was not taken|'
+			       r'bad contention detected|chain_key collision).*|'
+			       r'\[ BUG: Invalid wait context \].*|INFO: trying to register non-static key.*)')),
 	('kmemleak', re.compile(PRINTK + r'(unreferenced object .*)')),
 	# mm/kmemleak.c kmemleak_do_cleanup(): the detector gave up (its pool ran
 	# out, or kmemleak_stop()); every later test would be blind to leaks.
 	('kmemleak_off', re.compile(PRINTK + r'(kmemleak: Kernel memory leak detector disabled.*)')),
 	# lib/ubsan.c ubsan_prologue(): "UBSAN: <reason> in <file>:<line>:<col>"
 	('ubsan', re.compile(PRINTK + r'(UBSAN: .*)')),
-	# kernel/rcu/tree_stall.h, after pr_fmt's "rcu: "
-	('rcu_stall', re.compile(PRINTK + r'(?:rcu: )?(INFO: \S+ (?:self-detected stall|detected (?:expedited )?stalls) .*)')),
+	# kernel/rcu/tree_stall.h, tree_exp.h (after pr_fmt's "rcu: ") and
+	# tasks.h; none on UML's Tiny RCU, but other kernels have them
+	('rcu_stall', re.compile(PRINTK + r'(?:rcu: )?(INFO: \S+ (?:self-detected stall|detected (?:expedited )?stalls?\b).*)')),
+	# fs/xfs: xfs_error_report() and the verifiers (xfs_error.c), a
+	# shutdown (xfs_fsops.c xfs_do_force_shutdown(), xfs_log.c
+	# xlog_force_shutdown()) and ASSERT_ALWAYS() (xfs_message.c assfail()).
+	('xfs', re.compile(PRINTK + r'(XFS(?: \([^)]*\))?: (?:Internal error |Metadata (?:corruption|CRC error) detected at |'
+			   r'.* \(0x[0-9a-f]+\) detected at .*Shutting down filesystem|'
+			   r'Filesystem has been shut down due to log error|Assertion failed: ).*)')),
 	('bug', re.compile(PRINTK + r'(kernel BUG at .*)')),
 	('gpf', re.compile(PRINTK + r'(general protection fault.*)')),
 	('oops', re.compile(PRINTK + r'(Oops(?:: | - ).*)')),
