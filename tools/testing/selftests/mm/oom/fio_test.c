@@ -12,7 +12,10 @@
  *   memcg_above  memory.max just above what the job needs: the smallest
  *                limit (1 MiB steps) under which it completes, found by
  *                bisection in the test itself;
- *   memcg_below  1 MiB below that: fio may be OOM-killed, nothing else;
+ *   memcg_below  1 MiB below that: fio may be OOM-killed, nothing else,
+ *                or, when its group thrashes instead, the group's
+ *                memory.pressure (PSI) must say so, and the test then kills
+ *                it, as a user space OOM killer would;
  *   faults       failslab and fail_page_alloc fail one allocation in
  *                FIO_FAULT_INTERVAL of fio's own tasks (task-filter and
  *                make-it-fail), sleeping ones included;
@@ -32,6 +35,7 @@
 #include <ftw.h>
 #include <linux/fiemap.h>
 #include <linux/fs.h>
+#include <poll.h>
 #include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -50,6 +54,22 @@
 /* A machine with more memory than this cannot run the tinymem condition. */
 #define TINYMEM_MAX_KB (40 * 1024)
 #define MIB (1024 * 1024LL)
+/*
+ * memcg_below's pressure trigger (Documentation/accounting/psi.rst): some
+ * of fio's tasks stalled on memory for PSI_STALL_US within a window of
+ * PSI_WINDOW_US. A group that thrashes instead of being OOM-killed is what
+ * PSI is there to report (F9, withdrawn); the test acts on it as a user
+ * space OOM killer (oomd, systemd-oomd) would, by killing the group.
+ * Measured on UML (the runs' "psi:" lines): thrashing groups stalled 10-41%
+ * of their run ("some"; "full" 4-41%: fio's many tasks are rarely all
+ * stalled), groups promptly OOM-killed 3-5%; with a quarter of 4 s as the
+ * trigger, it fired 2.9-16.7 s into a thrash, too near the 30 s deadline
+ * for the slowest. A tenth of the window: a kill it causes early is one
+ * memcg_below accepts anyway, and a group stuck in reclaim (stalled, so
+ * reported) must still be gone within 10 s of the kill.
+ */
+#define PSI_STALL_US 400000
+#define PSI_WINDOW_US 4000000
 
 /* Skip reasons too long for a SKIP() line. */
 #define REASON_NO_JOB \
@@ -60,6 +80,8 @@
 	"failslab/fail_page_alloc missing: needs CONFIG_FAILSLAB, CONFIG_FAIL_PAGE_ALLOC, CONFIG_FAULT_INJECTION_DEBUG_FS and debugfs mounted"
 #define REASON_NOT_TINY \
 	"needs a machine with MemTotal <= %d kB (%s): boot with mem=32M (runner: boot.conf \"fio.xfs.*.tinymem mem=32M\")"
+#define REASON_NO_PSI \
+	"no memory.pressure: memcg_below needs PSI (CONFIG_PSI, not psi=0) to tell a thrashing group from a hung one"
 #define REASON_NO_STATE_DIR \
 	"OOM_STATE_DIR unset: a directory that survives a power cut of this machine"
 
@@ -107,6 +129,11 @@ struct fio_result {
 	char first_unknown[160]; /* the first of them, for the verdict */
 	long long oom_kills;
 	long long peak;
+	/* The group's memory.pressure trigger fired, and the test killed it. */
+	bool psi_killed;
+	double psi_s; /* when, from fio's start */
+	/* Of the run's time, the share some or all tasks stalled on memory. */
+	double psi_some, psi_full;
 };
 
 /* How to run fio once. */
@@ -120,6 +147,8 @@ struct fio_run {
 	bool verify_all;
 	/* A run past its deadline is only an outcome (a bisection probe). */
 	bool may_stall;
+	/* Kill the group when its memory.pressure trigger fires. */
+	bool psi_kill;
 	double deadline_s;
 	const char *tag;
 };
@@ -411,6 +440,12 @@ static void stall_evidence(pid_t pgid, const char *cg)
 		for (i = 0; keys[i]; i++)
 			printf("# stall: memory.stat %s %lld\n", keys[i],
 			       fx_read_key(path, keys[i]));
+		snprintf(path, sizeof(path), "%s/memory.pressure", cg);
+		if (fx_read(path, buf, sizeof(buf)) >= 0) {
+			for (i = 0; buf[i]; i++)
+				buf[i] = buf[i] == '\n' ? ' ' : buf[i];
+			printf("# stall: memory.pressure: %s\n", buf);
+		}
 	}
 	fflush(stdout);
 	fx_write("/proc/sysrq-trigger", "w");
@@ -515,6 +550,93 @@ static int output_file(const char *path)
 }
 
 /*
+ * The group's memory.pressure trigger fired while fio (@pgid) ran: say what
+ * PSI saw, then kill the group as a user space OOM killer would. All of it
+ * must be gone within 10 s, or the run stalls with the evidence as any
+ * other.
+ */
+static void psi_kill(const struct fio_run *run, pid_t pgid, double t0,
+		     struct fio_result *r)
+{
+	char path[PATH_MAX], buf[256];
+
+	r->psi_killed = true;
+	r->psi_s = fx_now() - t0;
+	snprintf(path, sizeof(path), "%s/memory.pressure", run->cg);
+	if (fx_read(path, buf, sizeof(buf)) < 0)
+		snprintf(buf, sizeof(buf), "(unreadable)");
+	buf[strcspn(buf, "\n")] = ' ';
+	buf[strcspn(buf, "\n")] = '\0';
+	printf("# fio %s: memory.pressure trigger (some %d us in %d us) fired after %.1fs: %s; killing the group, as oomd would\n",
+	       run->tag, PSI_STALL_US, PSI_WINDOW_US, r->psi_s, buf);
+	kill(-pgid, SIGKILL);
+	snprintf(path, sizeof(path), "%s/cgroup.kill", run->cg);
+	fx_write(path, "1");
+}
+
+/*
+ * The "total=" of @cg's memory.pressure line @kind ("some" or "full"):
+ * microseconds its tasks were stalled on memory. -1 if unreadable.
+ */
+static long long psi_total(const char *cg, const char *kind)
+{
+	char path[PATH_MAX], buf[256], *p;
+
+	snprintf(path, sizeof(path), "%s/memory.pressure", cg);
+	if (fx_read(path, buf, sizeof(buf)) < 0)
+		return -1;
+	p = strstr(buf, kind);
+	p = p ? strstr(p, "total=") : NULL;
+	return p ? strtoll(p + 6, NULL, 10) : -1;
+}
+
+/*
+ * Arms a trigger on @cg's memory.pressure (PSI_STALL_US of some stall in
+ * PSI_WINDOW_US). Returns the fd to poll for POLLPRI, or -errno.
+ */
+static int psi_trigger(const char *cg)
+{
+	char path[PATH_MAX], trig[64];
+	int fd, len;
+
+	snprintf(path, sizeof(path), "%s/memory.pressure", cg);
+	fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	len = snprintf(trig, sizeof(trig), "some %d %d", PSI_STALL_US,
+		       PSI_WINDOW_US);
+	/* The trigger string goes with its NUL (psi.rst's example). */
+	if (write(fd, trig, len + 1) != len + 1) {
+		len = -errno;
+		close(fd);
+		return len;
+	}
+	return fd;
+}
+
+/*
+ * Waits @ms for the trigger @fd (if >= 0) to fire. Returns whether it did;
+ * a trigger whose group went away (POLLERR) is closed and set to -1.
+ */
+static bool psi_wait(int *fd, int ms)
+{
+	struct pollfd p = { .fd = *fd, .events = POLLPRI };
+
+	if (*fd < 0) {
+		usleep(ms * 1000);
+		return false;
+	}
+	if (poll(&p, 1, ms) <= 0)
+		return false;
+	if (p.revents & (POLLERR | POLLNVAL)) {
+		close(*fd);
+		*fd = -1;
+		return false;
+	}
+	return p.revents & POLLPRI;
+}
+
+/*
  * Runs fio as @run says, bounded by its deadline, and fills @r. On expiry
  * the tasks left get their stacks shown (sysrq w and m too) and a
  * "# stall:" line, then are killed.
@@ -527,17 +649,25 @@ static void fio_run(const struct fio_run *run, struct fio_result *r)
 	const char *json = "/tmp/fio_test.json", *errf = "/tmp/fio_test.err";
 	double t0 = fx_now(), end = t0 + run->deadline_s;
 	int out = output_file(json), errfd = output_file(errf);
+	int psi = run->psi_kill && run->cg ? psi_trigger(run->cg) : -1;
+	long long some0 = psi >= 0 ? psi_total(run->cg, "some") : -1;
+	long long full0 = psi >= 0 ? psi_total(run->cg, "full") : -1;
 	bool exited = false;
 
 	memset(r, 0, sizeof(*r));
 	r->status = -1;
-	pid = out < 0 || errfd < 0 ? -1 : fork();
+	pid = out < 0 || errfd < 0 || psi < -1 ? -1 : fork();
 	if (pid < 0) {
-		r->status = out < 0 ? out : errfd < 0 ? errfd : -errno;
+		r->status = out < 0	? out :
+			    errfd < 0	? errfd :
+			    psi < -1	? psi :
+					  -errno;
 		if (out >= 0)
 			close(out);
 		if (errfd >= 0)
 			close(errfd);
+		if (psi >= 0)
+			close(psi);
 		return;
 	}
 	if (!pid) {
@@ -585,9 +715,20 @@ static void fio_run(const struct fio_run *run, struct fio_result *r)
 		if (run->fault_interval && !exited &&
 		    (nmarked || thread_count(pid) > 1))
 			fx_mark_tree(pid, marked, &nmarked);
-		usleep(run->fault_interval ? 2000 : 10000);
+		if (psi_wait(&psi, run->fault_interval ? 2 : 10) &&
+		    !r->psi_killed) {
+			psi_kill(run, pid, t0, r);
+			end = fx_now() + 10 < end ? fx_now() + 10 : end;
+		}
 	}
 	r->secs = fx_now() - t0;
+	if (psi >= 0) {
+		r->psi_some = (psi_total(run->cg, "some") - some0) / 1e6 /
+			      r->secs;
+		r->psi_full = (psi_total(run->cg, "full") - full0) / 1e6 /
+			      r->secs;
+		close(psi);
+	}
 	if (!exited || fio_alive(pid, run->cg)) {
 		r->stalled = true;
 		printf("# %s: fio %s: %s after %.0fs (deadline)\n",
@@ -1256,6 +1397,13 @@ static void fio_case(struct __test_metadata *_metadata,
 			self->cg[0] = '\0';
 			SKIP(return, REASON_NO_MEMCG);
 		}
+		if (c == MEMCG_BELOW &&
+		    fx_read(FIO_CGROUP_ROOT "/memory.pressure", buf,
+			    sizeof(buf)) < 0) {
+			self->cg[0] = '\0';
+			SKIP(return, REASON_NO_PSI);
+		}
+		run.psi_kill = c == MEMCG_BELOW;
 		need = measure_need(_metadata, self, variant->job, &below, &r);
 		ASSERT_NE(0, need)
 		TH_LOG("no time left to measure what %s needs", variant->job);
@@ -1299,15 +1447,24 @@ static void fio_case(struct __test_metadata *_metadata,
 	if (c == TINYMEM)
 		r.oom_kills = fx_read_key("/proc/vmstat", "oom_kill") - vm_oom0;
 	print_metrics(variant->job, c, &r, limit, need);
+	if (run.psi_kill)
+		printf("# fio %s.%s.psi: killed=%d secs=%.1f some_pct=%.0f full_pct=%.0f\n",
+		       variant->job, cond_name[c], r.psi_killed,
+		       r.psi_killed ? r.psi_s : 0, 100 * r.psi_some,
+		       100 * r.psi_full);
 	ASSERT_FALSE(r.stalled);
 
-	/* How fio ended: completed, or OOM-killed where that may happen. */
+	/*
+	 * How fio ended: completed, or OOM-killed where that may happen, or
+	 * killed by the test when the group's memory pressure said it was
+	 * thrashing (memcg_below).
+	 */
 	killed = r.status == 128 + SIGKILL;
 	if (killed) {
 		EXPECT_TRUE((c == MEMCG_BELOW || c == TINYMEM) &&
-			    r.oom_kills > 0)
-		TH_LOG("fio was killed under %s (oom_kills=%lld)", cond_name[c],
-		       r.oom_kills);
+			    (r.oom_kills > 0 || r.psi_killed))
+		TH_LOG("fio was killed under %s (oom_kills=%lld, psi_killed=%d)",
+		       cond_name[c], r.oom_kills, r.psi_killed);
 	} else {
 		/*
 		 * A failed call may also stop fio before its job starts
