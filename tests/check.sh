@@ -7,7 +7,8 @@
 #   cli       bad input gets a one-line error and its own exit code
 #   uml       real runs in UML: the suite, the fail-nth checks under
 #             --mutate (group mutate alone), a guest's escape attempts, the
-#             kernel cache, Ctrl-C cleanup, a prebuilt kernel without
+#             kernel cache, Ctrl-C cleanup, --jobs, --shard and --merge
+#             against one UML (group jobs alone), a prebuilt kernel without
 #             fault injection, the verdicts against known-issues, and the
 #             detector self-check
 #   kernel    kernel-patches/ (the default kernel's fixes): they apply to
@@ -437,6 +438,88 @@ check_uml_interrupt()
 	[ -z "$new_tmp" ] || rm -rf "$new_tmp"
 }
 
+# verdicts RESULTS_DIR: "name verdict [xfail]" a test, in results.json
+# order; pass and skip are one verdict, "ok": whether a sweep meets a page
+# allocation at all (else it skips) depends on what ran before it in the
+# same boot (the per-cpu page lists, slab's partial slabs), so on the lanes.
+verdicts()
+{
+	python3 -c 'import json, sys
+for t in json.load(open(sys.argv[1] + "/results.json"))["tests"]:
+	st = "ok" if t["status"] in ("pass", "skip") else t["status"]
+	print(t["name"], st, "xfail" if "xfail" in t else "")' "$1" 2>&1
+}
+
+# --jobs 2 and --shard/--merge give what one UML gives: the same tests in
+# the same order with the same verdicts and exit code, from two UMLs that
+# really ran at once; shards that do not make one run are refused; Ctrl-C
+# of a --jobs run leaves no UML and no temp dir, and a console.log.
+check_uml_jobs()
+{
+	local f='failnth_fd.*' one="$SCRATCH/jobs1" two="$SCRATCH/jobs2" rc1 rc2 rcm pid left
+	local before_tmp new_tmp
+
+	run_bounded 900 ./run.sh --jobs 1 --filter "$f" --output "$one" >/dev/null 2>&1
+	rc1=$?
+	run_bounded 900 ./run.sh --jobs 2 --filter "$f" --output "$two" >/dev/null 2>"$SCRATCH/jobs2.err"
+	rc2=$?
+	# Both lanes booted, and their tests overlapped in time.
+	if [ "$(verdicts "$one")" = "$(verdicts "$two")" ] && [ "$rc1" = "$rc2" ] &&
+		[ "$(grep -c 'lane [12]: guest up' "$SCRATCH/jobs2.err")" = 2 ] &&
+		[ "$(grep -cE '^TOOSMALL-HOST: boot [0-9]+ umid=toosmall-[0-9]+-[12]-1 ' "$two/console.log")" = 2 ]; then
+		ok "uml: --jobs 2 ran two UMLs and gave --jobs 1's verdicts, order and exit code ($(verdicts "$one" | wc -l) tests, exit $rc1)"
+	else
+		not_ok "uml: --jobs 2 gives --jobs 1's verdicts" "exit $rc1 and $rc2" \
+			"$(diff <(verdicts "$one") <(verdicts "$two") | head -n 10)" "$(tail -n 5 "$SCRATCH/jobs2.err")"
+	fi
+
+	run_bounded 900 ./run.sh --shard 1/2 --filter "$f" --output "$SCRATCH/shard1" >/dev/null 2>&1
+	run_bounded 900 ./run.sh --shard 2/2 --filter "$f" --output "$SCRATCH/shard2" >/dev/null 2>&1
+	./run.sh --merge "$SCRATCH/shard1" "$SCRATCH/shard2" --output "$SCRATCH/merged" >/dev/null 2>&1
+	rcm=$?
+	if [ "$(verdicts "$one")" = "$(verdicts "$SCRATCH/merged")" ] && [ "$rcm" = "$rc1" ] &&
+		[ -s "$SCRATCH/shard1/console.log" ] && [ -s "$SCRATCH/shard2/console.log" ] &&
+		! cmp -s <(verdicts "$SCRATCH/shard1") <(verdicts "$SCRATCH/shard2"); then
+		ok "uml: --shard 1/2 and 2/2, then --merge, give one run's verdicts and exit code"
+	else
+		not_ok "uml: --shard and --merge give one run's verdicts" "merge exit $rcm, run $rc1" \
+			"$(diff <(verdicts "$one") <(verdicts "$SCRATCH/merged") | head -n 10)"
+	fi
+	expect_exit "cli: --merge of one shard of two" 2 "shards 1/2 are not each of 1..2" \
+		./run.sh --merge "$SCRATCH/shard1" --output "$SCRATCH/merged-half"
+	[ ! -e "$SCRATCH/merged-half" ] ||
+		not_ok "cli: a refused --merge leaves no output dir" "$(ls -A "$SCRATCH/merged-half")"
+	expect_exit "cli: --merge of a shard twice" 2 "not each of" \
+		./run.sh --merge "$SCRATCH/shard1" "$SCRATCH/shard1"
+	expect_exit "cli: --shard out of range" 2 "give I/N with 1 <= I <= N" ./run.sh --shard 3/2
+	expect_exit "cli: --jobs 0" 2 "--jobs 0: give a number" ./run.sh --jobs 0
+
+	before_tmp=$(find "${TMPDIR:-/tmp}" -maxdepth 1 -name 'toosmall.*' | sort)
+	set -m
+	./run.sh --jobs 2 --filter 'fio.xfs.*.nopressure' --output "$SCRATCH/jobs-int" \
+		>"$SCRATCH/jobs-int.log" 2>&1 &
+	pid=$!
+	set +m
+	for _ in $(seq 1 600); do
+		[ "$(cat "$SCRATCH"/jobs-int/lanes/*.log 2>/dev/null | grep -c 'TOOSMALL:BEGIN')" -ge 2 ] && break
+		sleep 0.2
+	done
+	kill -INT -- "-$pid"
+	timeout 60 tail --pid="$pid" -f /dev/null || kill -KILL -- "-$pid"
+	wait "$pid" 2>/dev/null
+	left=$(pgrep -f "umid=toosmall-$pid-" || true)
+	new_tmp=$(comm -13 <(echo "$before_tmp") <(find "${TMPDIR:-/tmp}" -maxdepth 1 -name 'toosmall.*' | sort))
+	if [ -z "$left" ] && [ -z "$new_tmp" ] && [ ! -e "$SCRATCH/jobs-int/lanes" ] &&
+		[ "$(grep -c 'TOOSMALL:BEGIN' "$SCRATCH/jobs-int/console.log" 2>/dev/null)" -ge 2 ]; then
+		ok "uml: Ctrl-C of --jobs 2 stops both UMLs, leaves no temp dir, and what ran in console.log"
+	else
+		not_ok "uml: Ctrl-C of --jobs 2 leaves nothing behind" "processes: $left" \
+			"temp dirs: $new_tmp" "$(tail -n 5 "$SCRATCH/jobs-int.log")"
+		[ -z "$left" ] || pkill -KILL -f "umid=toosmall-$pid-"
+		[ -z "$new_tmp" ] || rm -rf "$new_tmp"
+	fi
+}
+
 # procs_under DIR: pids whose command line or working dir mention DIR.
 procs_under()
 {
@@ -735,6 +818,7 @@ main()
 			check_uml_isolation
 			check_uml_cache
 			check_uml_interrupt
+			check_uml_jobs
 			check_interrupt_build
 			check_uml_prebuilt
 			check_uml_selfcheck default
@@ -750,6 +834,7 @@ main()
 		debug-full) check_uml_debug_failnth full 14400 'failnth*' ;;
 		interrupt) check_interrupt_build ;;
 		mutate) check_uml_mutate ;;
+		jobs) check_uml_jobs ;;
 		upstream) check_upstream ;;
 		kernel) check_kernel_patches ;;
 		*) echo "unknown group $g" >&2; exit 2 ;;
