@@ -137,6 +137,15 @@ def harness_tests(binary):
 	return names
 
 
+def runner_name(prog, hname):
+	"""The name run.sh gives harness case @hname of program @prog: the
+	program without "_test", then the case. The harness's "global"
+	fixture (plain TEST()) adds nothing."""
+	short = prog[:-5] if prog.endswith('_test') else prog
+	tname = hname[7:] if hname.startswith('global.') else hname
+	return '%s.%s' % (short, tname)
+
+
 def cmd_plan(args):
 	timeout = 45
 	with open(args.settings) as f:
@@ -148,11 +157,8 @@ def cmd_plan(args):
 		timeout = args.timeout
 	for binary in args.binaries:
 		prog = os.path.basename(binary)
-		short = prog[:-5] if prog.endswith('_test') else prog
 		for hname in harness_tests(binary):
-			# The harness's "global" fixture (plain TEST()) adds nothing.
-			tname = hname[7:] if hname.startswith('global.') else hname
-			name = '%s.%s' % (short, tname)
+			name = runner_name(prog, hname)
 			if args.filter and not any(fnmatch.fnmatchcase(name, g) for g in args.filter):
 				continue
 			print('\t'.join((name, prog, hname, str(timeout), category_of(name))))
