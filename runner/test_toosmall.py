@@ -807,6 +807,200 @@ class BootCause(unittest.TestCase):
 					     'determine size of device\'s file'))
 
 
+KSFT = os.path.join(TOP, 'fixtures', 'ksft')
+# In the fixture's order: the runner ran them so.
+KSFT_PROGS = ('failnth_ipc_unix_test', 'failnth_ipc_sysv_test', 'oom_test')
+UNIX_RESULT = 'not ok 3 selftests: mm/oom: failnth_ipc_unix_test # exit=1'
+SYSV_RESULT = 'ok 4 selftests: mm/oom: failnth_ipc_sysv_test'
+
+
+class Ksft(unittest.TestCase):
+	"""toosmall.py ksft on a kselftest runner's output from a real
+	upstream/check.sh run (fixtures/ksft): each rule holds there, and
+	fails the program once the TAP, its selection or known-issues is
+	broken the way it guards against."""
+
+	def ksft(self, tap=lambda s: s, drop_case=None, known=lambda s: s, *extra):
+		"""Exit status and {program: [its line, its detail lines]} of
+		toosmall.py ksft on the fixture, its TAP edited by @tap, the
+		harness name @drop_case left out of the selection, and
+		known-issues edited by @known."""
+		with tempfile.TemporaryDirectory() as d:
+			with open(os.path.join(KSFT, 'make.tap')) as f:
+				text = tap(f.read())
+			with open(os.path.join(d, 'make.tap'), 'w') as f:
+				f.write(text)
+			for p in KSFT_PROGS:
+				with open(os.path.join(KSFT, p + '.cases')) as f:
+					cases = [c for c in f if c.strip() != drop_case]
+				with open(os.path.join(d, p + '.cases'), 'w') as f:
+					f.writelines(cases)
+			with open(os.path.join(TOP, 'known-issues')) as f:
+				text = known(f.read())
+			with open(os.path.join(d, 'known'), 'w') as f:
+				f.write(text)
+			rc, out = toosmall_cli('ksft', os.path.join(d, 'make.tap'), d,
+					       *KSFT_PROGS, '--known-issues',
+					       os.path.join(d, 'known'), '--label',
+					       'mm/oom:{prog}', *extra)
+		progs, cur = {}, None
+		for line in out.splitlines():
+			m = re.match(r'^(?:not )?ok mm/oom:(\w+)', line)
+			if m:
+				cur = progs[m.group(1)] = [line]
+			elif line.startswith('#   ') and cur is not None:
+				cur.append(line[4:])
+			else:
+				cur = progs.setdefault('', [])
+				cur.append(line)
+		return rc, progs
+
+	def assertVerdict(self, progs, prog, ok, *details):
+		line = progs[prog][0]
+		self.assertEqual(ok, line.startswith('ok '), progs[prog])
+		for want in details:
+			self.assertTrue(any(want in l for l in progs[prog]),
+					'%r not in %r' % (want, progs[prog]))
+
+	def test_real_run(self):
+		rc, progs = self.ksft()
+		self.assertEqual(0, rc, progs)
+		self.assertEqual(set(KSFT_PROGS), set(progs))
+		self.assertVerdict(progs, 'failnth_ipc_sysv_test', True,
+				   'failnth_ipc_sysv_test: 15 cases: 10 ok, 0 known fail, 5 skip')
+		# F1's signature explains each socketpair case's failure.
+		self.assertVerdict(progs, 'failnth_ipc_unix_test', True,
+				   '18 cases: 8 ok, 4 known fail, 6 skip',
+				   'known fail failnth_ipc_unix.unix_sock.socketpair_stream.both: F1 ')
+		self.assertVerdict(progs, 'oom_test', True, '3 cases: 3 ok')
+
+	def test_cases_are_judged_as_run_sh_judges_them(self):
+		with open(os.path.join(KSFT, 'make.tap')) as f:
+			runs = toosmall.parse_ksft(f, 'mm/oom', KSFT_PROGS)
+		t = runs['failnth_ipc_unix_test']['cases']['unix_sock.socketpair_stream.both']
+		self.assertEqual('failnth_ipc_unix.unix_sock.socketpair_stream.both', t['name'])
+		self.assertEqual(('fail', 'failnth'), (t['status'], t['category']))
+		# Without the runner's "# ", as on the console.
+		self.assertRegex(t['failures'][0], r'^failnth\.h:\d+:both:Expected ')
+		self.assertIn('wrote fds', t['failures'][0])
+		self.assertEqual('oom.x', toosmall.runner_name('oom_test', 'global.x'))
+
+	def test_signature_must_explain_every_failure(self):
+		rc, progs = self.ksft(known=lambda s: s.replace('/wrote fds/', '/wrote no fds/'))
+		self.assertEqual(1, rc)
+		self.assertVerdict(progs, 'failnth_ipc_unix_test', False,
+				   '18 cases: 8 ok, 0 known fail, 6 skip',
+				   'not ok failnth_ipc_unix.unix_sock.socketpair_stream.both (fail): '
+				   'its known-issues signature does not explain it',
+				   '/wrote no fds/ does not explain')
+		self.assertVerdict(progs, 'failnth_ipc_sysv_test', True)
+		# A second failing point in an excused case is a bug of its own.
+		point = '# # failnth.h:1:both:Expected 0 (0) == leaked (1)\n'
+		rc, progs = self.ksft(tap=lambda s: s.replace(
+			'# not ok 1 unix_sock.socketpair_stream.both', point +
+			'# not ok 1 unix_sock.socketpair_stream.both'))
+		self.assertEqual(1, rc)
+		self.assertVerdict(progs, 'failnth_ipc_unix_test', False, '3 known fail',
+				   "does not explain 'failnth.h:1:both:Expected 0 (0) == leaked (1)'")
+
+	def test_not_ok_needs_a_known_issue_of_its_status(self):
+		rc, progs = self.ksft(known=lambda s: re.sub(r'(?m)^failnth_ipc_unix\S*\tfail\t', 'x\tfail\t', s))
+		self.assertEqual(1, rc)
+		self.assertVerdict(progs, 'failnth_ipc_unix_test', False, 'not in known-issues')
+		rc, progs = self.ksft(known=lambda s: re.sub(r'(?m)^(failnth_ipc_unix\S*)\tfail\t', r'\1\thang\t', s))
+		self.assertVerdict(progs, 'failnth_ipc_unix_test', False, 'known-issues says hang, not fail')
+		# An entry for other kernels does not apply to the default one.
+		rc, progs = self.ksft(known=lambda s: re.sub(r'(?m)^(failnth_ipc_unix.*)\tdefault\t', r'\1\tother\t', s))
+		self.assertVerdict(progs, 'failnth_ipc_unix_test', False, 'not in known-issues')
+		rc, progs = self.ksft(lambda s: s, None,
+				      lambda s: re.sub(r'(?m)^(failnth_ipc_unix.*)\tdefault\t', r'\1\tother\t', s),
+				      '--kernel-kind', 'src')
+		self.assertEqual(0, rc, progs)
+
+	def test_plan_and_cases_run_are_the_selected(self):
+		rc, progs = self.ksft(tap=lambda s: s.replace('# selftests: mm/oom: failnth_ipc_sysv_test\n# TAP version 13\n# 1..15\n',
+							      '# selftests: mm/oom: failnth_ipc_sysv_test\n# TAP version 13\n# 1..14\n'))
+		self.assertEqual(1, rc)
+		self.assertVerdict(progs, 'failnth_ipc_sysv_test', False,
+				   'harness plan 1..14, expected 1..15 (the selected cases)')
+		rc, progs = self.ksft(drop_case='sysv.semget.both')
+		self.assertVerdict(progs, 'failnth_ipc_sysv_test', False, 'expected 1..14',
+				   'unexpected sysv.semget.both')
+		rc, progs = self.ksft(tap=lambda s: re.sub(r'(?m)^# ok \d+ sysv\.semget\.both\n', '', s))
+		self.assertVerdict(progs, 'failnth_ipc_sysv_test', False, 'missing sysv.semget.both')
+		self.assertVerdict(progs, 'oom_test', True)
+
+	def test_program_without_result_line_did_not_finish(self):
+		def cut(s):
+			return s[:s.index('# not ok 4 unix_sock.socketpair_dgram.both')]
+		rc, progs = self.ksft(tap=cut)
+		self.assertEqual(1, rc)
+		self.assertVerdict(progs, 'failnth_ipc_unix_test', False, 'did not finish',
+				   'last case started: failnth_ipc_unix.unix_sock.socketpair_dgram.both')
+		self.assertVerdict(progs, 'failnth_ipc_sysv_test', False,
+				   'not run: the guest died in failnth_ipc_unix_test')
+		rc, progs = self.ksft(tap=lambda s: '')
+		self.assertVerdict(progs, 'oom_test', False, 'not run')
+
+	def test_runner_result_line_must_agree(self):
+		for prog, line, want in (
+				('failnth_ipc_unix_test', UNIX_RESULT.replace('not ok', 'ok')[:-len(' # exit=1')],
+				 'the runner says ok though 4 cases are not ok'),
+				('failnth_ipc_sysv_test', 'not ok 4 selftests: mm/oom: failnth_ipc_sysv_test # exit=1',
+				 'but no case is not ok'),
+				('failnth_ipc_sysv_test', SYSV_RESULT + ' # SKIP', 'skipped as a whole'),
+				('failnth_ipc_sysv_test', 'not ok 4 selftests: mm/oom: failnth_ipc_sysv_test # exit=139',
+				 '# exit=139')):
+			with self.subTest(line=line):
+				orig = UNIX_RESULT if prog == 'failnth_ipc_unix_test' else SYSV_RESULT
+				rc, progs = self.ksft(tap=lambda s: s.replace(orig + '\n', line + '\n'))
+				self.assertEqual(1, rc)
+				self.assertVerdict(progs, prog, False, want)
+
+	def test_runner_timeout_is_a_hang(self):
+		def timeout(s):
+			s = re.sub(r'(?m)^# ok \d+ sysv\.semop_undo\.page.*\n', '', s)
+			return s.replace(SYSV_RESULT, '#\nnot ok 4 selftests: mm/oom: failnth_ipc_sysv_test # TIMEOUT 120 seconds')
+		rc, progs = self.ksft(tap=timeout)
+		self.assertVerdict(progs, 'failnth_ipc_sysv_test', False, 'missing sysv.semop_undo.page',
+				   "not ok failnth_ipc_sysv.sysv.semop_undo.page (hang): not in known-issues: "
+				   "the runner's timeout (120s) killed its program", 'TIMEOUT 120 seconds')
+
+	def test_console_splat_fails_the_run(self):
+		# pass.log's kernel has no kind=: not the default one.
+		pass_log = os.path.join(LOGS, 'pass.log')
+		rc, progs = self.ksft(lambda s: s, None, lambda s: s, '--console', pass_log)
+		self.assertVerdict(progs, 'failnth_ipc_unix_test', False, 'not in known-issues')
+		rc, progs = self.ksft(lambda s: s, None, lambda s: s, '--console', pass_log,
+				      '--kernel-kind', 'default')
+		self.assertEqual(0, rc, progs)
+		self.assertIn('ok no kernel splat on the guest console (pass.log)', progs[''])
+		rc, progs = self.ksft(lambda s: s, None, lambda s: s, '--console',
+				      os.path.join(LOGS, 'warning.log'), '--kernel-kind', 'default')
+		self.assertEqual(1, rc)
+		self.assertRegex(progs[''][0], r'^not ok no kernel splat on the guest console - 1 splats, '
+				 r'the first \(warning\) at \S+warning.log:\d+: WARNING: ')
+		self.assertVerdict(progs, 'oom_test', True)
+
+	def test_known_crash_or_hang(self):
+		names = ('failnth_task.task.fork.both', 'fio.xfs.mmap.memcg_below', 'oom.x')
+		with tempfile.NamedTemporaryFile('w', suffix='.known') as f:
+			f.write('failnth_task.task.fork.*\tcrash\tF2\tother\t/addr 0x40e/ fork fails\n'
+				'fio.xfs.*.memcg_*\tcrash|pass\tF2\tother\t/addr 0x40e/ fio forks\n'
+				'fio.xfs.*.memcg_below\thang|pass\tF9\tdefault\t/still running/ thrashes\n'
+				'oom.x\tfail\tF1\tdefault\t/x/ fails\n')
+			f.flush()
+			self.assertEqual((0, 'fio.xfs.mmap.memcg_below\thang\tF9\tthrashes\n'),
+					 toosmall_cli('known', '--known-issues', f.name,
+						      '--status', 'crash,hang', *names))
+			rc, out = toosmall_cli('known', '--known-issues', f.name, '--status', 'crash',
+					       '--kernel-kind', 'src', *names)
+		self.assertEqual(0, rc)
+		self.assertEqual(['failnth_task.task.fork.both\tcrash\tF2',
+				  'fio.xfs.mmap.memcg_below\tcrash\tF2'],
+				 ['\t'.join(l.split('\t')[:3]) for l in out.splitlines()])
+
+
 def check_run(outdir, known_path):
 	"""A real run's verdicts against the written-up findings."""
 	with open(os.path.join(outdir, 'results.json')) as f:

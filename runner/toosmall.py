@@ -13,6 +13,21 @@
   toosmall.py bootcause CONSOLE_LOG [--host-xsave BYTES] [--kernel-fp BYTES|dynamic]
                                           one line: why UML did not boot (exit 1: cannot tell)
   toosmall.py selfcheck RESULTS_JSON CASES_TSV [--profile P] [--margin S]
+  toosmall.py ksft TAP CASES_DIR PROGRAM... [--label FMT] [--known-issues FILE]
+                                  [--kernel-kind KIND] [--console CONSOLE_LOG]
+                                          one "ok"/"not ok" line a program run
+                                          by a kselftest runner (exit 1: one failed)
+  toosmall.py known --known-issues FILE --status S[,S...] [--kernel-kind KIND] NAME...
+                                          the entries that name each NAME with S
+
+'ksft' judges a kselftest runner's output (make run_tests, run_kselftest.sh)
+as 'parse' judges a console log: each harness case is a test named as run.sh
+names it, judged by the same code, and known-issues excuse it only with their
+signatures. Per program (its cases listed, harness names, in
+CASES_DIR/PROGRAM.cases): the harness planned and ran exactly those cases,
+each one not ok is a known issue, and the runner's result line agrees. With
+--console, a splat in the guest's console fails the run (no case can own it);
+KIND is then the console's, else default.
 
 'parse' needs nothing but the console log: the host writes the plan and the
 kernel's identity into it (TOOSMALL-HOST: lines), the guest brackets each test
@@ -167,6 +182,15 @@ def harness_tests(binary):
 	return names
 
 
+def runner_name(prog, hname):
+	"""The name run.sh gives harness case @hname of program @prog: the
+	program without "_test", then the case. The harness's "global"
+	fixture (plain TEST()) adds nothing."""
+	short = prog[:-5] if prog.endswith('_test') else prog
+	tname = hname[7:] if hname.startswith('global.') else hname
+	return '%s.%s' % (short, tname)
+
+
 def cmd_plan(args):
 	timeout = 45
 	with open(args.settings) as f:
@@ -178,11 +202,8 @@ def cmd_plan(args):
 		timeout = args.timeout
 	for binary in args.binaries:
 		prog = os.path.basename(binary)
-		short = prog[:-5] if prog.endswith('_test') else prog
 		for hname in harness_tests(binary):
-			# The harness's "global" fixture (plain TEST()) adds nothing.
-			tname = hname[7:] if hname.startswith('global.') else hname
-			name = '%s.%s' % (short, tname)
+			name = runner_name(prog, hname)
 			if args.filter and not any(fnmatch.fnmatchcase(name, g) for g in args.filter):
 				continue
 			print('\t'.join((name, prog, hname, str(timeout), category_of(name))))
@@ -1235,6 +1256,246 @@ def save_durations(path, run):
 		pass
 
 
+# ------------------------------------------------------- kselftest runner --
+
+# kselftest/runner.sh's own lines: the timeout it set, each program's
+# header, and its result line ("# exit=N", "# SKIP", "# TIMEOUT N seconds").
+KSFT_TIMEOUT = re.compile(r'^# (?:timeout set|overriding timeout) to (\d+)$')
+KSFT_HEAD = re.compile(r'^# selftests: (\S+): (\S+)$')
+KSFT_RESULT = re.compile(r'^(not ok|ok) \d+ selftests: (\S+): (\S+)(?:\s+#\s*(.*))?$')
+# The harness's line before each case (kselftest_harness.h).
+KSFT_RUN = re.compile(r'^#\s+RUN\s+(\S+) \.\.\.$')
+
+
+def parse_ksft(lines, collection, progs):
+	"""What a kselftest runner's output (make run_tests, run_kselftest.sh)
+	says of @progs in @collection: per program, whether its header came,
+	its result line, the harness's plan, the cases that reported, and one
+	test per case, judged as parse_log() judges a run.sh test and named as
+	run.sh names it. The runner puts "# " before each line of a program:
+	without it a case's lines are what the console shows, which is what
+	judge() and failing_points() read."""
+	runs = {p: {'prog': p, 'seen': False, 'result': None, 'plan': None,
+		    'timeout': 45, 'cases': {}, 'reported': [], 'last': None}
+		for p in progs}
+	timeout = 45
+	prog = cur = None
+	for raw in lines:
+		line = raw.rstrip('\r\n').replace('\x00', '')
+		m = KSFT_TIMEOUT.match(line)
+		if m:
+			timeout = int(m.group(1))
+			continue
+		m = KSFT_HEAD.match(line)
+		if m:
+			prog = runs.get(m.group(2)) if m.group(1) == collection else None
+			cur = None
+			if prog:
+				prog['seen'], prog['timeout'] = True, timeout
+			continue
+		m = KSFT_RESULT.match(line)
+		if m:
+			if m.group(2) == collection and m.group(3) in runs:
+				runs[m.group(3)]['result'] = line
+			prog = cur = None
+			continue
+		if prog is None or not line.startswith('#'):
+			continue
+		inner = line[2:] if line.startswith('# ') else line[1:]
+		m = re.match(r'^1\.\.(\d+)$', inner)
+		if m and prog['plan'] is None:
+			# The harness's plan comes before its first case.
+			prog['plan'] = int(m.group(1))
+			continue
+		run_m = KSFT_RUN.match(inner)
+		res_m = None if run_m else RESULT.match(inner)
+		if not run_m and not res_m:
+			if cur is not None:
+				cur['_log'].append(inner)
+			continue
+		name = (run_m or res_m).group(1 if run_m else 3)
+		t = prog['cases'].get(name)
+		if t is None:
+			tname = runner_name(prog['prog'], name)
+			t = new_test(tname, category_of(tname), prog['timeout'])
+			t['_begun'] = True
+			prog['cases'][name] = t
+		if run_m:
+			cur = prog['last'] = t
+		else:
+			t['_result'], t['_ended'], cur = res_m.groups(), True, None
+			prog['reported'].append(name)
+	for r in runs.values():
+		ksft_judge_cases(r)
+	return runs
+
+
+def ksft_judge_cases(r):
+	"""judge() each case of program run @r. A case that began and has no
+	result line ended with its program: a hang when the runner's timeout
+	killed it, a failure when it exited, a crash when the runner never
+	said (the guest died)."""
+	m = KSFT_RESULT.match(r['result'] or '')
+	directive = (m.group(4) or '') if m else ''
+	for t in r['cases'].values():
+		timed_out = False
+		if m and not t['_ended']:
+			t['_ended'] = True
+			rc = re.match(r'exit=(\d+)', directive)
+			timed_out = directive.startswith('TIMEOUT')
+			t['_rc'] = '124' if timed_out else rc.group(1) if rc else '?'
+		judge(t)
+		if timed_out and t['status'] == 'hang':
+			t['reason'] = 'the runner\'s timeout (%ss) killed its program' % t['timeout_s']
+
+
+def ksft_splats(console):
+	"""A console's splats (parse_log()), a panic first. A kselftest
+	runner's guest prints no TOOSMALL:BEGIN: no splat is any case's."""
+	splats = console['boot']['splats'] + [s for t in console['tests'] for s in t['splats']]
+	return sorted(splats, key=lambda s: (s['kind'] != 'panic', s['line']))
+
+
+def ksft_known_why(t, known, kind):
+	"""Why failed case @t is no XFAIL, for a reader of known-issues."""
+	entries = [e for e in known if entry_applies(e, kind, False) and
+		   fnmatch.fnmatchcase(t['name'], e['glob'])]
+	if not entries:
+		return 'not in known-issues'
+	if not any(t['status'] in e['status'] for e in entries):
+		return 'known-issues says %s, not %s' % ('|'.join(entries[0]['status']), t['status'])
+	return 'its known-issues signature does not explain it'
+
+
+def ksft_verdict(r, want, known, kind, died, splats):
+	"""(summary, problems, notes) of program run @r, whose selected cases
+	are @want (harness names): every selected case reported, and no
+	other; the harness planned them; each case that is not ok is an XFAIL
+	(apply_known() has run: its signature explains every failure record);
+	the runner's result line agrees. @died: the program the guest died in,
+	if one did before; @splats: the console's, for a program that did not
+	finish."""
+	if not r['seen']:
+		return None, ['not run' + (': the guest died in %s' % died if died else '')], []
+	if r['result'] is None:
+		bad = ['no result line: it did not finish (the guest died or stopped)',
+		       'last case started: %s' % (r['last']['name'] if r['last'] else 'none')]
+		for s in splats[:1]:
+			bad.extend(s['excerpt'][:6])
+		return None, bad, []
+	tests = list(r['cases'].values())
+	bad, notes = [], []
+	if r['plan'] != len(want):
+		bad.append('harness plan 1..%s, expected 1..%d (the selected cases)' %
+			   ('none' if r['plan'] is None else r['plan'], len(want)))
+	missing = [n for n in want if n not in r['reported']]
+	extra = [n for n in r['reported'] if n not in want]
+	if missing or extra:
+		bad.append('cases run differ from the cases selected:')
+		bad.extend(['  missing %s' % n for n in missing] +
+			   ['  unexpected %s' % n for n in extra])
+	failed = [t for t in tests if t['status'] not in ('pass', 'skip')]
+	for t in failed:
+		if 'xfail' in t:
+			notes.append('known %s %s: %s' % (t['status'], t['name'], t['xfail']))
+			continue
+		bad.append('not ok %s (%s): %s: %s' % (t['name'], t['status'],
+						    ksft_known_why(t, known, kind), t['reason']))
+		bad.extend('  ' + rec for rec in failure_records(t)[1:4])
+	notes += ['skip %s: %s' % (t['name'], t['reason']) for t in tests if t['status'] == 'skip']
+	notes += ['xpass %s: expected to fail, passed: %s' % (t['name'], t['xpass'])
+		  for t in tests if 'xpass' in t]
+	verdict, directive = KSFT_RESULT.match(r['result']).group(1, 4)
+	directive = directive or ''
+	if verdict == 'ok' and directive.startswith('SKIP'):
+		bad.append('the program skipped as a whole: in UML every knob is there: %s' % r['result'])
+	elif verdict == 'ok':
+		if failed:
+			bad.append('the runner says ok though %d cases are not ok' % len(failed))
+	elif directive == 'exit=1':
+		if not failed:
+			bad.append('the runner says "%s", but no case is not ok' % r['result'])
+	else:
+		bad.append(r['result'])
+	n = {s: sum(1 for t in tests if t['status'] == s) for s in ('pass', 'skip')}
+	summary = '%d cases: %d ok, %d known fail, %d skip' % (
+		len(want), n['pass'], sum(1 for t in failed if 'xfail' in t), n['skip'])
+	return summary, bad, notes
+
+
+def cmd_ksft(args):
+	progs = args.programs
+	try:
+		with open(args.tap, errors='replace') as f:
+			lines = f.readlines()
+	except FileNotFoundError:
+		lines = []	# the guest never got to it: each program "not run"
+	try:
+		wants = {}
+		for p in progs:
+			with open(os.path.join(args.cases, p + '.cases')) as f:
+				wants[p] = [l.strip() for l in f if l.strip()]
+		known = load_known(args.known_issues) if args.known_issues else []
+		console = None
+		if args.console:
+			with open(args.console, errors='replace') as f:
+				console = parse_log(f)
+	except OSError as e:
+		print('toosmall: error: %s: %s' % (e.filename, e.strerror), file=sys.stderr)
+		return 2
+	runs = parse_ksft(lines, args.collection, progs)
+	kind = args.kernel_kind or (kernel_kind(console) if console else 'default')
+	run = {'kernel': {'kind': kind}, 'totals': {},
+	       'tests': [t for p in progs for t in runs[p]['cases'].values()]}
+	apply_known(run, known)
+	splats = ksft_splats(console) if console else []
+	bad_progs = 0
+	died = None
+	for p in progs:
+		want = wants[p]
+		summary, bad, notes = ksft_verdict(runs[p], want, known, kind, died, splats)
+		if runs[p]['seen'] and runs[p]['result'] is None:
+			died = died or p
+		label = args.label.replace('{prog}', p)
+		if bad:
+			bad_progs += 1
+			print('not ok %s - %s' % (label, summary or bad.pop(0)))
+		else:
+			print('ok %s: %s' % (label, summary))
+		for l in bad + notes:
+			print('#   ' + l)
+	if console is not None:
+		if splats:
+			bad_progs += 1
+			s = splats[0]
+			print('not ok no kernel splat on the guest console - %d splats, '
+			      'the first (%s) at %s:%d: %s' % (len(splats), s['kind'],
+							    args.console, s['line'], s['title']))
+			for l in s['excerpt'][1:8]:
+				print('#   ' + l)
+		else:
+			print('ok no kernel splat on the guest console (%s)' %
+			      os.path.basename(args.console))
+	return 1 if bad_progs else 0
+
+
+def cmd_known(args):
+	"""For each NAME an entry names with one of --status on this kernel
+	kind: "NAME STATUS FINDING TEXT", tab-separated. upstream/check.sh
+	leaves those cases out: a crash ends the guest and every case after
+	it. No signature is matched: nothing has run yet."""
+	want = args.status.split(',')
+	known = [e for e in load_known(args.known_issues)
+		 if entry_applies(e, args.kernel_kind, False)]
+	for name in args.names:
+		for e in known:
+			st = [s for s in e['status'] if s in want]
+			if st and fnmatch.fnmatchcase(name, e['glob']):
+				print('\t'.join((name, st[0], e['fid'], e['text'])))
+				break
+	return 0
+
+
 # ------------------------------------------------------------- self-check --
 
 def load_selfcheck(path, profile):
@@ -1330,6 +1591,21 @@ def main():
 	p = sub.add_parser('merge')
 	p.add_argument('consoles', nargs='+')
 	p.add_argument('--output', required=True)
+	p = sub.add_parser('ksft')
+	p.add_argument('tap')
+	p.add_argument('cases', metavar='CASES_DIR')
+	p.add_argument('programs', nargs='+')
+	p.add_argument('--collection', default='mm/oom')
+	p.add_argument('--label', default='{prog}')
+	p.add_argument('--known-issues')
+	p.add_argument('--kernel-kind', choices=('default', 'src', 'prebuilt'))
+	p.add_argument('--console')
+	p = sub.add_parser('known')
+	p.add_argument('names', nargs='*')
+	p.add_argument('--known-issues', required=True)
+	p.add_argument('--status', required=True)
+	p.add_argument('--kernel-kind', default='default',
+		       choices=('default', 'src', 'prebuilt'))
 	p = sub.add_parser('bootcause')
 	p.add_argument('log')
 	p.add_argument('--host-xsave', metavar='BYTES')
@@ -1350,6 +1626,10 @@ def main():
 		return cmd_lanes(args)
 	if args.cmd == 'merge':
 		return cmd_merge(args)
+	if args.cmd == 'ksft':
+		return cmd_ksft(args)
+	if args.cmd == 'known':
+		return cmd_known(args)
 	return cmd_parse(args)
 
 

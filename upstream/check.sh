@@ -10,10 +10,12 @@
 #   install    the selftests' install for TARGETS=mm lists mm/oom:<test>
 #   uml        in UML, with the cached kernel (./run.sh --exec):
 #              make -C tools/testing/selftests TARGETS=mm run_tests runs
-#              every oom program; each is judged from its TAP (the
-#              kselftest runner exits 0 whatever happens): every selected
-#              case reports, and a case that is not ok must be a known
-#              failure (known-issues, status fail). run_vmtests.sh gets
+#              every oom program; runner/toosmall.py ksft judges each
+#              from its TAP (the kselftest runner exits 0 whatever
+#              happens) as run.sh's runs are judged: every selected case
+#              reports, a case that is not ok must be a known issue whose
+#              signature explains it, and a kernel splat on the guest's
+#              console fails the run. run_vmtests.sh gets
 #              past "no hugetlbfs" and skips the hugetlb tests; the
 #              installed run_kselftest.sh -t mm/oom:<test> runs; a
 #              run_vmtests.sh failure followed by a skip exits 1
@@ -40,6 +42,7 @@
 set -u
 
 TOPDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+TOOSMALL=$TOPDIR/runner/toosmall.py
 OOM=tools/testing/selftests/mm/oom
 : "${TOOSMALL_CACHE:=${XDG_CACHE_HOME:-$HOME/.cache}/toosmall}"
 export TOOSMALL_CACHE
@@ -64,16 +67,12 @@ FAILED=0
 WORK=
 CHILD=
 BOOTS=0
-declare -A CONSOLE DIED
+declare -A CONSOLE CONSOLE_JUDGED
 T0=$SECONDS
-K_GLOB=()
-K_STATUS=()
-K_ID=()
-K_TEXT=()
 
 case "${1:-}" in
 '') ;;
--h | --help) sed -n '3,38s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; exit 0 ;;
+-h | --help) sed -n '3,/^$/s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; exit 0 ;;
 *) echo "upstream/check.sh: no arguments (see --help)" >&2; exit 2 ;;
 esac
 case "$CHECK_CASES" in
@@ -173,85 +172,6 @@ copy_tree()
 	chmod -R a+rX "$dst/tools" "$dst/usr"
 }
 
-# read_known: the known-issues entries that apply to the default kernel
-# (KERNELS default or any), which run.sh --exec boots here, into K_GLOB,
-# K_STATUS (its alternatives space-separated), K_ID, K_TEXT. Signatures
-# are not checked here: the harness's TAP has no splats to match them on.
-read_known()
-{
-	local glob status id kernels text
-
-	[ -r "$CHECK_KNOWN_ISSUES" ] || return 0
-	while read -r glob status id kernels text; do
-		case "$glob" in '' | '#'*) continue ;; esac
-		case "$kernels" in default | any) ;; *) continue ;; esac
-		K_GLOB+=("$glob")
-		K_STATUS+=("${status//|/ }")
-		K_ID+=("$id")
-		K_TEXT+=("$text")
-	done <"$CHECK_KNOWN_ISSUES"
-}
-
-# known NAME [STATUS...]: "STATUS ID TEXT" of the first known-issues line
-# whose glob matches runner name NAME (and whose status is one of STATUS,
-# if given: one test can have several lines, one per status); fails if
-# none does.
-known()
-{
-	local name=$1 i st
-
-	shift
-	for i in "${!K_GLOB[@]}"; do
-		# shellcheck disable=SC2053 # the glob is meant to match
-		[[ "$name" == ${K_GLOB[i]} ]] || continue
-		for st in ${K_STATUS[i]}; do
-			[ "$st" != pass ] || continue
-			if [ $# -eq 0 ] || [[ " $* " == *" $st "* ]]; then
-				printf '%s %s %s\n' "$st" "${K_ID[i]}" "${K_TEXT[i]}"
-				return 0
-			fi
-		done
-	done
-	return 1
-}
-
-# list_cases PROG: the harness names (fixture.variant.test) of PROG's cases,
-# from its -l listing ("%-20s %-25s %s": fixture, variant, test, each
-# column a list of its own; a case is every variant with every test).
-list_cases()
-{
-	"$1" -l 2>&1 >/dev/null | awk '
-		function flush(  i, j) {
-			for (i = 1; i <= (nv ? nv : 1); i++)
-				for (j = 1; j <= nt; j++)
-					print f "." (nv ? v[i] "." : "") t[j]
-			f = ""; nv = 0; nt = 0
-		}
-		/^# FIXTURE/ { next }
-		/^----/ { flush(); next }
-		{
-			line = $0
-			if (line !~ /^ /) {
-				match(line, /^[^ ]+/)
-				f = substr(line, 1, RLENGTH)
-				line = substr(line, (RLENGTH > 20 ? RLENGTH : 20) + 2)
-			} else {
-				line = substr(line, 22)
-			}
-			if (line !~ /^ / && line != "") {
-				match(line, /^[^ ]+/)
-				v[++nv] = substr(line, 1, RLENGTH)
-				line = substr(line, (RLENGTH > 25 ? RLENGTH : 25) + 2)
-			} else {
-				line = substr(line, 27)
-			}
-			gsub(/ /, "", line)
-			if (line != "")
-				t[++nt] = line
-		}
-		END { flush() }'
-}
-
 # reduced_globs PROG: the reduced set's globs for PROG, or nothing (all).
 reduced_globs()
 {
@@ -269,17 +189,20 @@ reduced_globs()
 # each known crash or hang left out and one line per reduced program.
 select_cases()
 {
-	local dir=$1 prog name runner globs g k n all keep id text said=
+	local dir=$1 prog runner hname g keep st id text i n all said=
+	local globs=() names=() hnames=()
+	local -A left
 
 	shift
 	for prog in "$@"; do
 		mapfile -t globs < <(reduced_globs "$prog")
-		: >"$dir/$prog.cases"
+		names=()
+		hnames=()
 		all=0
-		n=0
-		while IFS= read -r name; do
+		# Its cases as run.sh names them, and the harness (from its -l
+		# listing; no settings file: the timeout is not used here).
+		while IFS=$'\t' read -r runner _ hname _; do
 			all=$((all + 1))
-			runner=${prog%_test}.$name
 			if [ "${#globs[@]}" -gt 0 ]; then
 				keep=
 				for g in "${globs[@]}"; do
@@ -288,16 +211,26 @@ select_cases()
 				done
 				[ -n "$keep" ] || continue
 			fi
-			if k=$(known "$runner" crash hang); then
-				read -r _ id text <<<"$k"
+			names+=("$runner")
+			hnames+=("$hname")
+		done < <(python3 "$TOOSMALL" plan /dev/null "$COPY/$OOM/$prog")
+		left=()
+		while IFS=$'\t' read -r runner st id text; do
+			left[$runner]="$st $id: $runner ($text)"
+		done < <(python3 "$TOOSMALL" known --known-issues "$CHECK_KNOWN_ISSUES" \
+			--status crash,hang "${names[@]}")
+		: >"$dir/$prog.cases"
+		n=0
+		for i in "${!names[@]}"; do
+			if [ -n "${left[${names[i]}]:-}" ]; then
 				[ -n "$said" ] || echo "# left out: a case whose known-issues status is crash or hang ends the guest and every case after it (run.sh boots each alone)"
 				said=1
-				echo "# SKIP known ${k%% *} $id: $runner ($text)"
+				echo "# SKIP known ${left[${names[i]}]}"
 				continue
 			fi
-			printf '%s\n' "$name" >>"$dir/$prog.cases"
+			printf '%s\n' "${hnames[i]}" >>"$dir/$prog.cases"
 			n=$((n + 1))
-		done < <(list_cases "$COPY/$OOM/$prog")
+		done
 		# No argument would run every case: say so rather than do it.
 		[ "$n" -gt 0 ] || [ "$all" = 0 ] ||
 			echo "# $prog: every selected case is left out; it runs them all" >&2
@@ -320,115 +253,33 @@ ksft_var()
 	printf 'KSELFTEST_%s_ARGS\n' "$(printf '%s' "$1" | tr -c '[:alnum:]_' _ | tr '[:lower:]' '[:upper:]')"
 }
 
-# tap_cases TAPFILE: for each oom program in a kselftest runner's output,
-#   P PROG N        its harness plan
-#   C PROG STATUS NAME [REASON]   a case: ok, skip or notok
-#   R PROG RESULT   the runner's result line for it
-tap_cases()
+# ksft STEP LABEL PROG...: runner/toosmall.py's verdict on each program's
+# run in STEP's TAP, one ok or not ok line each (LABEL, "{prog}" in it the
+# program), against WORK/sel/PROG.cases and known-issues; and on the
+# console of STEP's boot, unless a step of that boot had it.
+ksft()
 {
-	awk '
-		/^# selftests: mm\/oom: / { prog = $4; next }
-		/^(not )?ok [0-9]+ selftests: mm\/oom: / {
-			p = ($1 == "not") ? $6 : $5
-			print "R", p, $0
-			prog = ""
-			next
-		}
-		prog == "" { next }
-		/^# 1\.\.[0-9]+$/ { print "P", prog, substr($2, 4); next }
-		/^# (not )?ok [0-9]+ [^ ]/ {
-			if ($2 == "not") { st = "notok"; name = $5 } else { st = "ok"; name = $4 }
-			reason = ""
-			if (match($0, / # SKIP/)) { st = "skip"; reason = substr($0, RSTART + 7) }
-			print "C", prog, st, name, reason
-		}' "$1"
-}
+	local step=$1 label=$2 line rc='' said='' console=() c=${CONSOLE[$1]:-}
 
-# judge STEP PROG WHAT: one ok or not ok line for PROG's run in STEP's
-# TAP against WORK/sel/PROG.cases and known-issues.
-judge()
-{
-	local step=$1 prog=$2 what=$3 tap cases recs
-	local result plan name st reason runner k bad=() xfail=() skips=() n_ok=0 n_skip=0 n_x=0 want got
-
-	tap=$GUEST/$step.tap
-	cases=$WORK/sel/$prog.cases
-	recs=$(tap_cases "$tap" | awk -v p="$prog" '$2 == p')
-	result=$(printf '%s\n' "$recs" | sed -n 's/^R [^ ]* //p' | tail -n 1)
-	want=$(wc -l <"$cases")
-	if [ -z "$result" ]; then
-		if ! grep -qx "# selftests: mm/oom: $prog" "$tap" 2>/dev/null; then
-			not_ok "$what" "not run${DIED[$step]:+: the guest died in ${DIED[$step]}}"
-			return
-		fi
-		DIED[$step]=$prog
-		not_ok "$what" "no result line: it did not finish (the guest died or stopped)" \
-			"last case started: $(sed -n "/^# selftests: mm\/oom: $prog\$/,\$p" "$tap" | grep '#  RUN' | tail -n 1 | sed 's/^# #  RUN *//')" \
-			"$(panic_excerpt "${CONSOLE[$step]:-}")"
-		return
+	shift 2
+	if [ -n "$c" ] && [ -z "${CONSOLE_JUDGED[$c]:-}" ]; then
+		CONSOLE_JUDGED[$c]=1
+		console=(--console "$c")
 	fi
-	plan=$(printf '%s\n' "$recs" | awk '$1 == "P" { print $3 }' | tail -n 1)
-	[ "$plan" = "$want" ] || bad+=("harness plan 1..${plan:-none}, expected 1..$want (the selected cases)")
-	got=$(printf '%s\n' "$recs" | awk '$1 == "C" { print $4 }' | sort)
-	if [ "$got" != "$(sort "$cases")" ]; then
-		bad+=("cases run differ from the cases selected:")
-		bad+=("$(diff <(sort "$cases") <(printf '%s\n' "$got") | grep '^[<>]' | head -n 10 | sed 's/^</  missing/; s/^>/  unexpected/')")
-	fi
-	while read -r _ _ st name reason; do
-		runner=${prog%_test}.$name
-		case "$st" in
-		ok) n_ok=$((n_ok + 1)) ;;
-		skip)
-			n_skip=$((n_skip + 1))
-			skips+=("skip $runner: $reason")
-			;;
-		notok)
-			if k=$(known "$runner" fail); then
-				n_x=$((n_x + 1))
-				xfail+=("known fail $runner: ${k#fail }")
-			elif k=$(known "$runner"); then
-				bad+=("not ok $runner (known-issues says ${k%% *}, not fail)")
-			else
-				bad+=("not ok $runner: not in known-issues")
-			fi
-			;;
+	while IFS= read -r line; do
+		case "$line" in
+		"ok "*) PASSED=$((PASSED + 1)) ;;
+		"not ok "*) FAILED=$((FAILED + 1)); said=1 ;;
+		"toosmall-ksft-rc="*) rc=${line#*=}; continue ;;
 		esac
-	done < <(printf '%s\n' "$recs" | awk '$1 == "C"')
-	case "$result" in
-	ok*'# SKIP'*) bad+=("the program skipped as a whole: in UML every knob is there: $result") ;;
-	ok*) [ "$n_x" = 0 ] || bad+=("the runner says ok though $n_x cases are not ok") ;;
-	*'# exit=1')
-		[ "$n_x" -gt 0 ] || [ "${#bad[@]}" -gt 0 ] ||
-			bad+=("the runner says $result, but no case is not ok")
-		;;
-	*) bad+=("$result") ;;
-	esac
-	# The output of the first cases that went wrong, without the RUN
-	# and OK lines.
-	for name in $(printf '%s\n' "${bad[@]}" | sed -n 's/^not ok [^.]*\.\([^ :]*\).*/\1/p' | head -n 3); do
-		bad+=("$(awk -v n="$name" '$0 ~ "^# #  RUN +" n " " { on = 1; next }
-			on && /^# (not )?ok [0-9]+ / { exit }
-			on && !/^# # +OK / { print }' "$tap" |
-			grep -E '^# # ' | head -n 6)")
-	done
-	if [ "${#bad[@]}" = 0 ]; then
-		ok "$what: $want cases: $n_ok ok, $n_x known fail, $n_skip skip"
-		[ $((${#xfail[@]} + ${#skips[@]})) = 0 ] ||
-			printf '#   %s\n' "${xfail[@]}" "${skips[@]}"
-	else
-		not_ok "$what" "$want cases: $n_ok ok, $n_x known fail, $n_skip skip" \
-			"${bad[@]}" "${xfail[@]}" "${skips[@]}"
-	fi
-}
-
-# panic_excerpt CONSOLE: the panic (or the last splat) in a console log:
-# its RIP, the panic line and the first lines of its call trace.
-panic_excerpt()
-{
-	[ -r "$1" ] || return 0
-	awk '/RIP:/ { rip = $0 }
-		/Kernel panic|BUG:|Oops/ && !n { print rip; n = 1; print; next }
-		n && /\]  \[</ && n++ < 6 { print }' "$1"
+		printf '%s\n' "$line"
+	done < <(python3 "$TOOSMALL" ksft "$GUEST/$step.tap" "$WORK/sel" "$@" \
+		--label "$label" --known-issues "$CHECK_KNOWN_ISSUES" "${console[@]}" \
+		2>"$WORK/ksft.err"; echo "toosmall-ksft-rc=$?")
+	# An error before any verdict still fails.
+	[ "$rc" = 0 ] || [ -n "$said" ] ||
+		not_ok "toosmall.py ksft judges $step's TAP" "exit ${rc:-none}, no verdict" \
+			"$(tail -n 10 "$WORK/ksft.err")"
 }
 
 # guest_script STEP...: the guest's part, each step writing OUT/STEP.tap
@@ -702,9 +553,7 @@ check_uml()
 			"$(grep '^toosmall: error' "$WORK/uml.log" | head -n 3)" \
 			"$(tail -n 3 "$GUEST/make.tap" 2>/dev/null)"
 	fi
-	for p in "${OOM_TESTS[@]}"; do
-		judge make "$p" "uml: make run_tests: mm/oom:$p"
-	done
+	ksft make "uml: make run_tests: mm/oom:{prog}" "${OOM_TESTS[@]}"
 
 	# run_vmtests.sh's part of the make output: every hugetlb test skips
 	# with the reason, none fails, and nr_hugepages (absent) is left alone.
@@ -721,7 +570,7 @@ check_uml()
 	fi
 
 	if step_done install; then
-		judge install "$INSTALL_TEST" "uml: installed run_kselftest.sh -t mm/oom:$INSTALL_TEST"
+		ksft install "uml: installed run_kselftest.sh -t mm/oom:{prog}" "$INSTALL_TEST"
 	else
 		not_ok "uml: installed run_kselftest.sh -t mm/oom:$INSTALL_TEST" "did not finish" \
 			"$(tail -n 10 "$GUEST/install.tap" 2>/dev/null)"
@@ -755,7 +604,6 @@ main()
 	GUEST=$WORK/uml/guest
 	PATCHES=()
 	OOM_TESTS=()
-	read_known
 
 	check_series
 	check_apply
