@@ -738,6 +738,38 @@ class Lanes(unittest.TestCase):
 			self.assertEqual({'a.a': 12.5}, toosmall.read_durations(path))
 
 
+class Mutate(unittest.TestCase):
+	"""toosmall.py mutate: a --mutate run, judged from its results and
+	console (check.sh's group mutate calls it on a real run)."""
+
+	def judge(self, *lines):
+		run = toosmall.parse_log(['TOOSMALL-HOST: plan a.one failnth 10',
+					  'TOOSMALL:READY', 'TOOSMALL:BEGIN a.one timeout=10']
+					 + list(lines) + ['TOOSMALL:END a.one rc=0', 'TOOSMALL:DONE'])
+		with tempfile.TemporaryDirectory() as d:
+			with open(os.path.join(d, 'results.json'), 'w') as f:
+				json.dump(run, f)
+			with open(os.path.join(d, 'console.log'), 'w') as f:
+				f.write('TOOSMALL:BEGIN a.one timeout=10\n%s\nTOOSMALL:END a.one rc=0\n'
+					% '\n'.join(lines))
+			out = io.StringIO()
+			with redirect_stdout(out):
+				rc = toosmall.cmd_mutate(type('A', (), {'out': d}))
+		return rc, out.getvalue()
+
+	def test_both_lies_caught(self):
+		rc, out = self.judge('# mutate x.both: success as ENOMEM: caught: n=3',
+				     '# mutate x.both: failure: 2 failing points as success: all caught (n=1, 2)',
+				     'ok 1 one')
+		self.assertEqual(0, rc, out)
+		self.assertIn('success lie caught in 1', out)
+
+	def test_a_pass_without_its_lines_is_wrong(self):
+		rc, out = self.judge('ok 1 one')
+		self.assertEqual(1, rc)
+		self.assertIn('was --mutate ignored?', out)
+
+
 class BootCause(unittest.TestCase):
 	AMX = os.path.join(LOGS, 'amx-fp.log')
 

@@ -13,6 +13,7 @@
   toosmall.py bootcause CONSOLE_LOG [--host-xsave BYTES] [--kernel-fp BYTES|dynamic]
                                           one line: why UML did not boot (exit 1: cannot tell)
   toosmall.py selfcheck RESULTS_JSON CASES_TSV [--profile P] [--margin S]
+  toosmall.py mutate OUTPUT_DIR           judge a ./run.sh --mutate run
   toosmall.py ksft TAP CASES_DIR PROGRAM... [--label FMT] [--known-issues FILE]
                                   [--kernel-kind KIND] [--console CONSOLE_LOG]
                                           one "ok"/"not ok" line a program run
@@ -1496,6 +1497,57 @@ def cmd_known(args):
 	return 0
 
 
+# ---------------------------------------------------------------- mutate --
+
+MUTATE_SUCCESS = re.compile(r'# mutate \S+: success as ENOMEM: (caught: .+|not tried: .+)')
+MUTATE_FAILURE = re.compile(r'# mutate \S+: failure: (\d+ failing points as success: all caught .+|'
+			    r'no point failed the action|not tried: .+)')
+
+
+def cmd_mutate(args):
+	"""A ./run.sh --mutate run of fail-nth tests, judged. Every sweep tells
+	its checks the opposite of what the call returned (failnth.h,
+	failnth_mutate()); a test passes when its checks noticed. Each test
+	that passed must also show, between its BEGIN and END on the console,
+	both of its "mutate" lines (the success lie caught or not tried with
+	a reason; the failure lie caught at every failing point, or no
+	failing point), or a guest that ignored --mutate would pass as well.
+	Skips need a reason; an XFAIL is a written-up finding that ended the
+	sweep, not a check that missed a lie."""
+	with open(os.path.join(args.out, 'results.json')) as f:
+		run = json.load(f)
+	with open(os.path.join(args.out, 'console.log'), errors='replace') as f:
+		secs = {m.group(1): m.group(2) for m in re.finditer(
+			r'TOOSMALL:BEGIN (\S+)[^\n]*\n(.*?)TOOSMALL:END ', f.read(), re.S)}
+	bad = 0
+	count = {'caught': 0, 'unseen': 0, 'failure': 0, 'nofail': 0, 'xfail': 0}
+	for t in run['tests']:
+		text = secs.get(t['name'], '')
+		if t['status'] == 'skip' and t['reason']:
+			continue
+		if 'xfail' in t:
+			print('%s: %s, XFAIL %s' % (t['name'], t['status'], t['xfail']))
+			count['xfail'] += 1
+			continue
+		if t['status'] != 'pass':
+			print('%s: %s: %s' % (t['name'], t['status'], t['reason']))
+			bad += 1
+			continue
+		s, f = MUTATE_SUCCESS.search(text), MUTATE_FAILURE.search(text)
+		if not s or not f:
+			print('%s: passed without its mutate lines: was --mutate ignored?' % t['name'])
+			bad += 1
+			continue
+		count['caught' if s.group(1).startswith('caught') else 'unseen'] += 1
+		count['failure' if f.group(1)[0].isdigit() else 'nofail'] += 1
+	print('%d tests: the success lie caught in %d, not tried in %d (said why); '
+	      'the failure lie caught in %d, not tried in %d (no failing point, '
+	      'or said why); %d xfail (a written-up finding); %d wrong'
+	      % (len(run['tests']), count['caught'], count['unseen'],
+		 count['failure'], count['nofail'], count['xfail'], bad))
+	return 1 if bad or not count['caught'] else 0
+
+
 # ------------------------------------------------------------- self-check --
 
 def load_selfcheck(path, profile):
@@ -1606,6 +1658,8 @@ def main():
 	p.add_argument('--status', required=True)
 	p.add_argument('--kernel-kind', default='default',
 		       choices=('default', 'src', 'prebuilt'))
+	p = sub.add_parser('mutate')
+	p.add_argument('out', metavar='OUTPUT_DIR')
 	p = sub.add_parser('bootcause')
 	p.add_argument('log')
 	p.add_argument('--host-xsave', metavar='BYTES')
@@ -1622,6 +1676,8 @@ def main():
 		return cmd_selfcheck(args)
 	if args.cmd == 'bootcause':
 		return cmd_bootcause(args)
+	if args.cmd == 'mutate':
+		return cmd_mutate(args)
 	if args.cmd == 'lanes':
 		return cmd_lanes(args)
 	if args.cmd == 'merge':

@@ -346,7 +346,7 @@ check_uml_mutate()
 	run_bounded 1800 ./run.sh --mutate --filter 'failnth*' --output "$out" \
 		>"$SCRATCH/mutate.stdout" 2>"$SCRATCH/mutate.stderr"
 	rc=$?
-	if got=$(python3 "$TOPDIR/tests/mutate_verdict.py" "$out" 2>&1) && [ "$rc" = 0 ]; then
+	if got=$(python3 "$TOPDIR/runner/toosmall.py" mutate "$out" 2>&1) && [ "$rc" = 0 ]; then
 		ok "uml: --mutate: every fail-nth check notices a lie ($(printf '%s\n' "$got" | tail -n 1))"
 	else
 		not_ok "uml: --mutate: every fail-nth check notices a lie" "run.sh exit $rc" \
