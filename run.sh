@@ -468,6 +468,10 @@ lanes_stop()
 merge_lanes()
 {
 	[ -d "$OUT/lanes" ] || return 0
+	if ! compgen -G "$OUT/lanes/*.log" >/dev/null; then
+		rmdir "$OUT/lanes"
+		return 0
+	fi
 	python3 "$TOPDIR/runner/toosmall.py" merge --output "$CONSOLE" \
 		"$OUT"/lanes/*.log && rm -rf "${OUT:?}/lanes"
 }
@@ -480,9 +484,12 @@ run_lanes()
 	local k rc=0 r pid
 
 	LANES=$RUN_TMP/lanes
-	mkdir -p "$LANES" "$OUT/lanes" "$OUT/guest" ||
-		die "$EXIT_USAGE" "cannot create $LANES or $OUT/lanes"
-	chmod 0755 "$RUN_TMP" "$LANES" "$OUT/guest"
+	mkdir -p "$LANES" || die "$EXIT_NOSPACE" "cannot create $LANES"
+	chmod 0755 "$RUN_TMP" "$LANES"
+	# Once, before a lane starts, so that it is said once.
+	stage_enterable "$LANES"
+	mkdir -p "$OUT/lanes" "$OUT/guest" || die "$EXIT_USAGE" "cannot create $OUT/lanes"
+	chmod 0755 "$OUT/guest"
 	python3 "$TOPDIR/runner/toosmall.py" lanes "$RUN_TMP/plan.full" "$JOBS" \
 		"$LANES" --durations "$CACHE/durations.tsv" \
 		--boot-conf "$OOM_DIR/boot.conf" >"$LANES/summary" ||
@@ -594,7 +601,7 @@ main()
 		die "$EXIT_USAGE" "--output $OUT already holds a run: pick a new dir"
 	if [ ! -e "$OUT" ]; then
 		# Ours: if we stop before the first boot, leave no empty dir.
-		register_cleanup "[ -e $(printf %q "$OUT/console.log") ] || rmdir $(printf %q "$OUT/guest") $(printf %q "$OUT") 2>/dev/null"
+		register_cleanup "[ -e $(printf %q "$OUT/console.log") ] || rmdir $(printf %q "$OUT/guest") $(printf %q "$OUT/lanes") $(printf %q "$OUT") 2>/dev/null"
 	fi
 	mkdir -p "$OUT" || die "$EXIT_USAGE" "cannot create --output $OUT"
 	OUT=$(realpath "$OUT")

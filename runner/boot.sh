@@ -257,12 +257,18 @@ stage_prepare()
 	if [ -n "$SANDBOX_UID" ]; then
 		chown "$SANDBOX_UID:$SANDBOX_UID" "$stage/uml" "$GUEST_OUT" \
 			"$stage/disk" "$stage/disk/scratch.img"
-		# UML runs as SANDBOX_UID from the stage: a private TMPDIR
-		# (mode 0700 on the way) would end in "UML did not boot".
-		setpriv --reuid="$SANDBOX_UID" --regid="$SANDBOX_UID" \
-			--clear-groups test -x "$stage" ||
-			die "$EXIT_USAGE" "uid $SANDBOX_UID, which runs UML, cannot enter $stage: set TMPDIR to a dir every user can search (e.g. /tmp)"
+		stage_enterable "$stage"
 	fi
+}
+
+# stage_enterable DIR: UML runs as SANDBOX_UID from a stage under DIR: a
+# private TMPDIR (mode 0700 on the way) would end in "UML did not boot".
+stage_enterable()
+{
+	[ -n "$SANDBOX_UID" ] || return 0
+	setpriv --reuid="$SANDBOX_UID" --regid="$SANDBOX_UID" \
+		--clear-groups test -x "$1" ||
+		die "$EXIT_USAGE" "uid $SANDBOX_UID, which runs UML, cannot enter $1: set TMPDIR to a dir every user can search (e.g. /tmp)"
 }
 
 # boot_cause: one line on why the guest never came up, read from the

@@ -567,8 +567,9 @@ static void psi_kill(const struct fio_run *run, pid_t pgid, double t0,
 		snprintf(buf, sizeof(buf), "(unreadable)");
 	buf[strcspn(buf, "\n")] = ' ';
 	buf[strcspn(buf, "\n")] = '\0';
-	printf("# fio %s: memory.pressure trigger (some %d us in %d us) fired after %.1fs: %s; killing the group, as oomd would\n",
+	printf("# fio %s: memory.pressure trigger (some %d us in %d us) fired after %.1fs: %s;",
 	       run->tag, PSI_STALL_US, PSI_WINDOW_US, r->psi_s, buf);
+	printf(" killing the group, as oomd would\n");
 	kill(-pgid, SIGKILL);
 	snprintf(path, sizeof(path), "%s/cgroup.kill", run->cg);
 	fx_write(path, "1");
@@ -658,10 +659,10 @@ static void fio_run(const struct fio_run *run, struct fio_result *r)
 	r->status = -1;
 	pid = out < 0 || errfd < 0 || psi < -1 ? -1 : fork();
 	if (pid < 0) {
-		r->status = out < 0	? out :
-			    errfd < 0	? errfd :
-			    psi < -1	? psi :
-					  -errno;
+		r->status = out < 0   ? out :
+			    errfd < 0 ? errfd :
+			    psi < -1  ? psi :
+					-errno;
 		if (out >= 0)
 			close(out);
 		if (errfd >= 0)
@@ -723,10 +724,10 @@ static void fio_run(const struct fio_run *run, struct fio_result *r)
 	}
 	r->secs = fx_now() - t0;
 	if (psi >= 0) {
-		r->psi_some = (psi_total(run->cg, "some") - some0) / 1e6 /
-			      r->secs;
-		r->psi_full = (psi_total(run->cg, "full") - full0) / 1e6 /
-			      r->secs;
+		r->psi_some =
+			(psi_total(run->cg, "some") - some0) / 1e6 / r->secs;
+		r->psi_full =
+			(psi_total(run->cg, "full") - full0) / 1e6 / r->secs;
 		close(psi);
 	}
 	if (!exited || fio_alive(pid, run->cg)) {
