@@ -1014,6 +1014,27 @@ class Ksft(unittest.TestCase):
 				 r'the first \(warning\) at \S+warning.log:\d+: WARNING: ')
 		self.assertVerdict(progs, 'oom_test', True)
 
+	def test_console_splat_of_a_finding_that_struck(self):
+		# A splat no case owns is excused only by the signature of an
+		# entry that excused a case of this very run (F1 here).
+		xfs = os.path.join(LOGS, 'xfs-shutdown.log')
+		rc, progs = self.ksft(lambda s: s, None, lambda s: s, '--console', xfs,
+				      '--kernel-kind', 'default')
+		self.assertEqual(1, rc)
+		self.assertRegex(progs[''][0], r'^not ok no kernel splat .* 2 splats, the first \(xfs\)')
+		rc, progs = self.ksft(lambda s: s, None,
+				      lambda s: s.replace('/wrote fds/', r'/wrote fds|XFS \(ubda\)/'),
+				      '--console', xfs, '--kernel-kind', 'default')
+		self.assertEqual(0, rc, progs)
+		self.assertRegex(progs[''][0], r'^ok no kernel splat .* but those of findings that struck: F1 2$')
+		# The signature of a finding that did not strike in this run
+		# (F4: no failnth_mm here) excuses nothing.
+		rc, progs = self.ksft(lambda s: s, None,
+				      lambda s: s.replace('/mapping changed/', r'/mapping changed|XFS \(ubda\)/'),
+				      '--console', xfs, '--kernel-kind', 'default')
+		self.assertEqual(1, rc)
+		self.assertRegex(progs[''][0], r'^not ok no kernel splat')
+
 	def test_known_crash_or_hang(self):
 		names = ('failnth_task.task.fork.both', 'fio.xfs.mmap.memcg_below', 'oom.x')
 		with tempfile.NamedTemporaryFile('w', suffix='.known') as f:
