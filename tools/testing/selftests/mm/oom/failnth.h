@@ -1082,4 +1082,40 @@ restore:
 		failnth_skip_if_no_point(_metadata, st.points, mode, sc->name);
 }
 
+/*
+ * A fixture's fail-nth sweep and its three tests, as iommufd_fail_nth.c's
+ * TEST_FAIL_NTH: "both" sweeps every slab and page-allocator point, "slab"
+ * the slab points alone, "page" the page points alone, each within @timeout
+ * seconds, in that order. The block that follows is the sweep, with
+ * _metadata, self, variant and mode in scope:
+ *
+ *	FAILNTH_SWEEP(pipe, SWEEP_TIMEOUT)
+ *	{
+ *		const struct failnth_scenario sc = { ... };
+ *
+ *		failnth_sweep(_metadata, &sc, mode);
+ *	}
+ */
+#define FAILNTH_SWEEP(fixture, timeout)                                       \
+	static void fixture##_sweep(struct __test_metadata *_metadata,        \
+				    FIXTURE_DATA(fixture) * self,             \
+				    const FIXTURE_VARIANT(fixture) * variant, \
+				    enum failnth_mode mode);                  \
+	TEST_F_TIMEOUT(fixture, both, timeout)                                \
+	{                                                                     \
+		fixture##_sweep(_metadata, self, variant, FAILNTH_BOTH);      \
+	}                                                                     \
+	TEST_F_TIMEOUT(fixture, slab, timeout)                                \
+	{                                                                     \
+		fixture##_sweep(_metadata, self, variant, FAILNTH_SLAB);      \
+	}                                                                     \
+	TEST_F_TIMEOUT(fixture, page, timeout)                                \
+	{                                                                     \
+		fixture##_sweep(_metadata, self, variant, FAILNTH_PAGE);      \
+	}                                                                     \
+	static void fixture##_sweep(struct __test_metadata *_metadata,        \
+				    FIXTURE_DATA(fixture) * self,             \
+				    const FIXTURE_VARIANT(fixture) * variant, \
+				    enum failnth_mode mode)
+
 #endif /* __SELFTESTS_MM_OOM_FAILNTH_H */

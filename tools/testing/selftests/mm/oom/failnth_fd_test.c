@@ -682,10 +682,7 @@ static void fd_cleanup(struct __test_metadata *_metadata, void *arg, int ret)
  * succeed or fail with ENOMEM; a success gives a working object, a failure
  * leaves no fd, watch or epoll item behind.
  */
-static void fd_sweep(struct __test_metadata *_metadata,
-		     FIXTURE_DATA(fd_object) * self,
-		     const FIXTURE_VARIANT(fd_object) * variant,
-		     enum failnth_mode mode)
+FAILNTH_SWEEP(fd_object, SWEEP_TIMEOUT)
 {
 	const struct failnth_scenario sc = {
 		.name = variant->op.scenario,
@@ -699,24 +696,6 @@ static void fd_sweep(struct __test_metadata *_metadata,
 	};
 
 	failnth_sweep(_metadata, &sc, mode);
-}
-
-/* The sweep over every slab and page-allocator point. */
-TEST_F_TIMEOUT(fd_object, both, SWEEP_TIMEOUT)
-{
-	fd_sweep(_metadata, self, variant, FAILNTH_BOTH);
-}
-
-/* The sweep over the slab points alone. */
-TEST_F_TIMEOUT(fd_object, slab, SWEEP_TIMEOUT)
-{
-	fd_sweep(_metadata, self, variant, FAILNTH_SLAB);
-}
-
-/* The sweep over the page-allocator points alone. */
-TEST_F_TIMEOUT(fd_object, page, SWEEP_TIMEOUT)
-{
-	fd_sweep(_metadata, self, variant, FAILNTH_PAGE);
 }
 
 TEST_HARNESS_MAIN

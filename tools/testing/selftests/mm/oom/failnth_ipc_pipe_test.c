@@ -651,10 +651,7 @@ static bool pipe_settled(void *arg, char *why, size_t size)
  * exactly those that arrived), or fail with an allowed errno having moved
  * nothing; no fd, tmpfs block or inode is lost.
  */
-static void pipe_sweep(struct __test_metadata *_metadata,
-		       FIXTURE_DATA(pipe) * self,
-		       const FIXTURE_VARIANT(pipe) * variant,
-		       enum failnth_mode mode)
+FAILNTH_SWEEP(pipe, SWEEP_TIMEOUT)
 {
 	const struct failnth_scenario sc = {
 		.name = variant->op.scenario,
@@ -670,24 +667,6 @@ static void pipe_sweep(struct __test_metadata *_metadata,
 	};
 
 	failnth_sweep(_metadata, &sc, mode);
-}
-
-/* The sweep over every slab and page-allocator point. */
-TEST_F_TIMEOUT(pipe, both, SWEEP_TIMEOUT)
-{
-	pipe_sweep(_metadata, self, variant, FAILNTH_BOTH);
-}
-
-/* The sweep over the slab points alone. */
-TEST_F_TIMEOUT(pipe, slab, SWEEP_TIMEOUT)
-{
-	pipe_sweep(_metadata, self, variant, FAILNTH_SLAB);
-}
-
-/* The sweep over the page-allocator points alone. */
-TEST_F_TIMEOUT(pipe, page, SWEEP_TIMEOUT)
-{
-	pipe_sweep(_metadata, self, variant, FAILNTH_PAGE);
 }
 
 TEST_HARNESS_MAIN

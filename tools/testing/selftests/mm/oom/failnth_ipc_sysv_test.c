@@ -599,10 +599,7 @@ static bool sysv_settled(void *arg, char *why, size_t size)
  * message or exact semaphore values, a failure none of these, and no id
  * outlives its cleanup.
  */
-static void sysv_sweep(struct __test_metadata *_metadata,
-		       FIXTURE_DATA(sysv) * self,
-		       const FIXTURE_VARIANT(sysv) * variant,
-		       enum failnth_mode mode)
+FAILNTH_SWEEP(sysv, SWEEP_TIMEOUT)
 {
 	const struct failnth_scenario sc = {
 		.name = variant->op.scenario,
@@ -617,24 +614,6 @@ static void sysv_sweep(struct __test_metadata *_metadata,
 	};
 
 	failnth_sweep(_metadata, &sc, mode);
-}
-
-/* The sweep over every slab and page-allocator point. */
-TEST_F_TIMEOUT(sysv, both, SWEEP_TIMEOUT)
-{
-	sysv_sweep(_metadata, self, variant, FAILNTH_BOTH);
-}
-
-/* The sweep over the slab points alone. */
-TEST_F_TIMEOUT(sysv, slab, SWEEP_TIMEOUT)
-{
-	sysv_sweep(_metadata, self, variant, FAILNTH_SLAB);
-}
-
-/* The sweep over the page-allocator points alone. */
-TEST_F_TIMEOUT(sysv, page, SWEEP_TIMEOUT)
-{
-	sysv_sweep(_metadata, self, variant, FAILNTH_PAGE);
 }
 
 TEST_HARNESS_MAIN

@@ -663,10 +663,7 @@ static void unix_cleanup(struct __test_metadata *_metadata, void *arg, int ret)
  * sent, a passed file arrives once or not at all, and no fd or in-flight
  * file is left behind.
  */
-static void unix_sweep(struct __test_metadata *_metadata,
-		       FIXTURE_DATA(unix_sock) * self,
-		       const FIXTURE_VARIANT(unix_sock) * variant,
-		       enum failnth_mode mode)
+FAILNTH_SWEEP(unix_sock, SWEEP_TIMEOUT)
 {
 	const struct failnth_scenario sc = {
 		.name = variant->op.scenario,
@@ -681,24 +678,6 @@ static void unix_sweep(struct __test_metadata *_metadata,
 	};
 
 	failnth_sweep(_metadata, &sc, mode);
-}
-
-/* The sweep over every slab and page-allocator point. */
-TEST_F_TIMEOUT(unix_sock, both, SWEEP_TIMEOUT)
-{
-	unix_sweep(_metadata, self, variant, FAILNTH_BOTH);
-}
-
-/* The sweep over the slab points alone. */
-TEST_F_TIMEOUT(unix_sock, slab, SWEEP_TIMEOUT)
-{
-	unix_sweep(_metadata, self, variant, FAILNTH_SLAB);
-}
-
-/* The sweep over the page-allocator points alone. */
-TEST_F_TIMEOUT(unix_sock, page, SWEEP_TIMEOUT)
-{
-	unix_sweep(_metadata, self, variant, FAILNTH_PAGE);
 }
 
 TEST_HARNESS_MAIN

@@ -1144,9 +1144,7 @@ FIXTURE_TEARDOWN(mm)
  * succeed with its whole effect or fail with an allowed errno having
  * changed no mapping and lost no data.
  */
-static void mm_sweep(struct __test_metadata *_metadata, FIXTURE_DATA(mm) * self,
-		     const FIXTURE_VARIANT(mm) * variant,
-		     enum failnth_mode mode)
+FAILNTH_SWEEP(mm, SWEEP_TIMEOUT)
 {
 	const struct mm_op *op = &variant->op;
 	const struct failnth_scenario sc = {
@@ -1180,24 +1178,6 @@ static void mm_sweep(struct __test_metadata *_metadata, FIXTURE_DATA(mm) * self,
 		failnth_child_sweep(_metadata, &csc, mode);
 	else
 		failnth_sweep(_metadata, &sc, mode);
-}
-
-/* The sweep over every slab and page-allocator point. */
-TEST_F_TIMEOUT(mm, both, SWEEP_TIMEOUT)
-{
-	mm_sweep(_metadata, self, variant, FAILNTH_BOTH);
-}
-
-/* The sweep over the slab points alone. */
-TEST_F_TIMEOUT(mm, slab, SWEEP_TIMEOUT)
-{
-	mm_sweep(_metadata, self, variant, FAILNTH_SLAB);
-}
-
-/* The sweep over the page-allocator points alone. */
-TEST_F_TIMEOUT(mm, page, SWEEP_TIMEOUT)
-{
-	mm_sweep(_metadata, self, variant, FAILNTH_PAGE);
 }
 
 TEST_HARNESS_MAIN

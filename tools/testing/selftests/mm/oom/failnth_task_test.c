@@ -863,10 +863,7 @@ FIXTURE_TEARDOWN(task)
  * execve past its point of no return, end in SIGSEGV) leaving no child,
  * namespace or mount behind.
  */
-static void task_sweep(struct __test_metadata *_metadata,
-		       FIXTURE_DATA(task) * self,
-		       const FIXTURE_VARIANT(task) * variant,
-		       enum failnth_mode mode)
+FAILNTH_SWEEP(task, SWEEP_TIMEOUT)
 {
 	const struct task_op *op = &variant->op;
 	const struct failnth_scenario sc = {
@@ -899,24 +896,6 @@ static void task_sweep(struct __test_metadata *_metadata,
 		failnth_child_sweep(_metadata, &csc, mode);
 	else
 		failnth_sweep(_metadata, &sc, mode);
-}
-
-/* The sweep over every slab and page-allocator point. */
-TEST_F_TIMEOUT(task, both, SWEEP_TIMEOUT)
-{
-	task_sweep(_metadata, self, variant, FAILNTH_BOTH);
-}
-
-/* The sweep over the slab points alone. */
-TEST_F_TIMEOUT(task, slab, SWEEP_TIMEOUT)
-{
-	task_sweep(_metadata, self, variant, FAILNTH_SLAB);
-}
-
-/* The sweep over the page-allocator points alone. */
-TEST_F_TIMEOUT(task, page, SWEEP_TIMEOUT)
-{
-	task_sweep(_metadata, self, variant, FAILNTH_PAGE);
 }
 
 TEST_HARNESS_MAIN
