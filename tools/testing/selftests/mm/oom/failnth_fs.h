@@ -399,40 +399,4 @@ static bool fs_settled(void *arg, char *why, size_t size)
 	return fs_root_links(fs, 0, why, size);
 }
 
-/*
- * Runs @argv with stdout and stderr on /dev/null, killed after @timeout_s;
- * returns its exit status, 127 if it could not be run, or -errno.
- */
-static int fs_run(char *const argv[], int timeout_s)
-{
-	struct timespec nap = { .tv_nsec = 10 * 1000 * 1000 };
-	int status, i, null;
-	pid_t pid, got;
-
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (!pid) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		null = open("/dev/null", O_WRONLY);
-		if (null >= 0) {
-			dup2(null, 1);
-			dup2(null, 2);
-		}
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	for (i = 0; i < timeout_s * 100; i++) {
-		got = waitpid(pid, &status, WNOHANG);
-		if (got == pid)
-			return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-		if (got < 0)
-			return -errno;
-		nanosleep(&nap, NULL);
-	}
-	kill(pid, SIGKILL);
-	waitpid(pid, &status, 0);
-	return -ETIMEDOUT;
-}
-
 #endif /* __SELFTESTS_MM_OOM_FAILNTH_FS_H */

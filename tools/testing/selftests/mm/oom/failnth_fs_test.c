@@ -36,6 +36,7 @@
 #include "failnth_fs.h"
 #include "failnth_fs_names.h"
 #include "failnth_fs_data.h"
+#include "util.h"
 
 /* Per test; the sweep's own deadline is 10 s shorter. */
 #define SWEEP_TIMEOUT 100
@@ -236,7 +237,7 @@ static const char *xfs_format(struct __test_metadata *_metadata,
 	if (stat(dev, &st) || !S_ISBLK(st.st_mode))
 		return REASON_NOT_BLOCK;
 	clock_gettime(CLOCK_MONOTONIC, &start);
-	ret = fs_run(argv, 60);
+	ret = run_cmd(argv, 60);
 	if (ret == 127)
 		return "mkfs.xfs not found: install xfsprogs";
 	EXPECT_EQ(0, ret)
@@ -434,55 +435,14 @@ static void fs_sweep(struct __test_metadata *_metadata, struct fs_ctx *fs,
 	failnth_sweep(_metadata, &sc, mode);
 }
 
-static void tmpfs_run(struct __test_metadata *_metadata,
-		      FIXTURE_DATA(tmpfs) * self,
-		      const FIXTURE_VARIANT(tmpfs) * variant,
-		      enum failnth_mode mode)
+FAILNTH_SWEEP(tmpfs, SWEEP_TIMEOUT)
 {
 	fs_sweep(_metadata, &self->fs, mode);
 }
 
-static void xfs_run(struct __test_metadata *_metadata, FIXTURE_DATA(xfs) * self,
-		    const FIXTURE_VARIANT(xfs) * variant,
-		    enum failnth_mode mode)
+FAILNTH_SWEEP(xfs, SWEEP_TIMEOUT)
 {
 	fs_sweep(_metadata, &self->fs, mode);
-}
-
-/* The sweep over every slab and page-allocator point. */
-TEST_F_TIMEOUT(tmpfs, both, SWEEP_TIMEOUT)
-{
-	tmpfs_run(_metadata, self, variant, FAILNTH_BOTH);
-}
-
-/* The sweep over the slab points alone. */
-TEST_F_TIMEOUT(tmpfs, slab, SWEEP_TIMEOUT)
-{
-	tmpfs_run(_metadata, self, variant, FAILNTH_SLAB);
-}
-
-/* The sweep over the page-allocator points alone. */
-TEST_F_TIMEOUT(tmpfs, page, SWEEP_TIMEOUT)
-{
-	tmpfs_run(_metadata, self, variant, FAILNTH_PAGE);
-}
-
-/* The sweep over every slab and page-allocator point. */
-TEST_F_TIMEOUT(xfs, both, SWEEP_TIMEOUT)
-{
-	xfs_run(_metadata, self, variant, FAILNTH_BOTH);
-}
-
-/* The sweep over the slab points alone. */
-TEST_F_TIMEOUT(xfs, slab, SWEEP_TIMEOUT)
-{
-	xfs_run(_metadata, self, variant, FAILNTH_SLAB);
-}
-
-/* The sweep over the page-allocator points alone. */
-TEST_F_TIMEOUT(xfs, page, SWEEP_TIMEOUT)
-{
-	xfs_run(_metadata, self, variant, FAILNTH_PAGE);
 }
 
 TEST_HARNESS_MAIN

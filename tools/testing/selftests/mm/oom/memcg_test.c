@@ -56,6 +56,7 @@
 
 #include "cgroup.h"
 #include "stall.h"
+#include "util.h"
 
 #define MB (1024L * 1024)
 /* memory.max of the group. */
@@ -311,35 +312,6 @@ static pid_t spawn_bystander(void)
 		memset(p, 1, BYSTANDER_BYTES);
 	for (;;)
 		pause();
-}
-
-/* Runs "mkfs.xfs -f -q @dev", bounded: 0, the exit status, or -errno. */
-static int mkfs_xfs(const char *dev)
-{
-	int status, ret, null;
-	pid_t pid;
-
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (!pid) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		null = open("/dev/null", O_WRONLY);
-		if (null >= 0) {
-			dup2(null, 1);
-			dup2(null, 2);
-		}
-		execlp("mkfs.xfs", "mkfs.xfs", "-f", "-q", dev, NULL);
-		_exit(127);
-	}
-	ret = cg_wait_pid(pid, &status, 30000);
-	if (ret) {
-		kill(pid, SIGKILL);
-		cg_wait_pid(pid, &status, 5000);
-		return ret;
-	}
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
 
 /* Skip reasons too long for one line. */

@@ -46,6 +46,7 @@
 
 #include "cgroup.h"
 #include "stall.h"
+#include "util.h"
 
 #define MB (1024L * 1024)
 #define PAGE 4096
@@ -413,34 +414,6 @@ static long meminfo_kb(const char *key)
 			kb = atol(line + strlen(key));
 	fclose(f);
 	return kb;
-}
-
-static int mkfs_xfs(const char *dev)
-{
-	int status, ret, null;
-	pid_t pid;
-
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (!pid) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		null = open("/dev/null", O_WRONLY);
-		if (null >= 0) {
-			dup2(null, 1);
-			dup2(null, 2);
-		}
-		execlp("mkfs.xfs", "mkfs.xfs", "-f", "-q", dev, NULL);
-		_exit(127);
-	}
-	ret = cg_wait_pid(pid, &status, 30000);
-	if (ret) {
-		kill(pid, SIGKILL);
-		cg_wait_pid(pid, &status, 5000);
-		return ret;
-	}
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
 
 /* Skip reasons too long for a SKIP() line. */
