@@ -591,6 +591,15 @@ static long long psi_total(const char *cg, const char *kind)
 	return p ? strtoll(p + 6, NULL, 10) : -1;
 }
 
+/* Whether cgroups have memory.pressure (CONFIG_PSI, and not psi=0). */
+static bool psi_available(void)
+{
+	char buf[256];
+
+	return fx_read(FIO_CGROUP_ROOT "/memory.pressure", buf, sizeof(buf)) >=
+	       0;
+}
+
 /*
  * Arms a trigger on @cg's memory.pressure (PSI_STALL_US of some stall in
  * PSI_WINDOW_US). Returns the fd to poll for POLLPRI, or -errno.
@@ -1169,7 +1178,9 @@ static bool run_fits(const struct fio_result *r)
  * The smallest memory.max (1 MiB steps) under which the job completes,
  * by bisection between 2 MiB and the peak of an unlimited run. Returns it
  * in bytes with the largest failing limit in @below, or 0 if out of time
- * or a run stalled (the result in @r).
+ * or a run stalled (the result in @r). A probe whose group thrashes is too
+ * small: it ends when PSI reports it (killed as in memcg_below), else at
+ * its deadline (probe_s).
  */
 #define BISECT_FMT \
 	"# bisect %s: limit=%lld MiB -> exit=%d oom_kills=%lld errors=%lld secs=%.1f%s\n"
@@ -1181,6 +1192,7 @@ static long long measure_need(struct __test_metadata *_metadata,
 	struct fio_run run = { .job = self->job,
 			       .tag = "bisect",
 			       .may_stall = true };
+	bool psi = psi_available();
 	long long lo = 2, hi = 0, mid;
 	double probe_s = FIO_DEADLINE_S;
 	char dir[PATH_MAX];
@@ -1192,6 +1204,8 @@ static long long measure_need(struct __test_metadata *_metadata,
 		ASSERT_EQ(0, fresh_dir(self->mnt, n, dir, sizeof(dir)));
 		run.dir = dir;
 		run.cg = self->cg;
+		/* Not the unlimited run: it must complete, whatever PSI says. */
+		run.psi_kill = psi && n;
 		run.deadline_s = self->end - fx_now() - 40;
 		if (run.deadline_s > probe_s)
 			run.deadline_s = probe_s;
@@ -1203,7 +1217,9 @@ static long long measure_need(struct __test_metadata *_metadata,
 		fio_run(&run, r);
 		printf(BISECT_FMT, job, mid, r->status, r->oom_kills,
 		       r->total_err, r->secs,
-		       r->stalled ? " (no progress: counts as too small)" : "");
+		       r->stalled    ? " (no progress: counts as too small)" :
+		       r->psi_killed ? " (thrashing, PSI: too small)" :
+				       "");
 		fflush(stdout);
 		EXPECT_EQ(0, fx_cg_destroy(self->cg));
 		nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
@@ -1398,9 +1414,7 @@ static void fio_case(struct __test_metadata *_metadata,
 			self->cg[0] = '\0';
 			SKIP(return, REASON_NO_MEMCG);
 		}
-		if (c == MEMCG_BELOW &&
-		    fx_read(FIO_CGROUP_ROOT "/memory.pressure", buf,
-			    sizeof(buf)) < 0) {
+		if (c == MEMCG_BELOW && !psi_available()) {
 			self->cg[0] = '\0';
 			SKIP(return, REASON_NO_PSI);
 		}
