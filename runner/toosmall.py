@@ -254,36 +254,27 @@ def split_lanes(plan, n, durations, together):
 	order is kept, but tests are grouped by mem= so that a lane boots
 	once per size. Deterministic: the same plan and figures give the same
 	lanes, on any machine (CI shards rely on it)."""
-	units = {}
-	order = []
-	for i, line in enumerate(plan):
-		w = line.split('\t')
+	rows = [line.rstrip('\n').split('\t') for line in plan]
+	units = {}		# unit -> its plan indices; dicts keep plan order
+	for i, w in enumerate(rows):
 		key = next((g for g in together if fnmatch.fnmatchcase(w[0], g)), w[0])
-		if key not in units:
-			units[key] = []
-			order.append(key)
-		units[key].append(i)
-	cost = {}
-	for key in order:
-		cost[key] = sum(durations.get(plan[i].split('\t')[0],
-					      ESTIMATE_S.get(plan[i].split('\t')[4], 5))
-				for i in units[key])
+		units.setdefault(key, []).append(i)
+	cost = {key: sum(durations.get(rows[i][0], ESTIMATE_S.get(rows[i][4], 5))
+			 for i in idx) for key, idx in units.items()}
 	load = [0.0] * n
 	lanes = [[] for _ in range(n)]
-	for key in sorted(order, key=lambda k: (-cost[k], order.index(k))):
+	# sorted() is stable: equal costs keep plan order.
+	for key in sorted(units, key=lambda k: -cost[k]):
 		k = min(range(n), key=lambda j: (load[j], j))
 		load[k] += cost[key]
 		lanes[k].extend(units[key])
 	out = []
 	for idx in lanes:
 		idx.sort()
-		mems = []
-		for i in idx:
-			m = plan[i].rstrip('\n').split('\t')[5:6] or ['-']
-			if m[0] not in mems:
-				mems.append(m[0])
-		out.append([i for m in mems for i in idx
-			    if (plan[i].rstrip('\n').split('\t')[5:6] or ['-'])[0] == m])
+		mem = [rows[i][5] if len(rows[i]) > 5 else '-' for i in idx]
+		first = {m: mem.index(m) for m in mem}
+		# Plan order, but each mem= size together, in order of its first test.
+		out.append([i for _, i in sorted(zip(mem, idx), key=lambda p: first[p[0]])])
 	return out, load
 
 
