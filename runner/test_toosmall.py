@@ -1054,6 +1054,113 @@ class Ksft(unittest.TestCase):
 				 ['\t'.join(l.split('\t')[:3]) for l in out.splitlines()])
 
 
+class Diff(unittest.TestCase):
+	"""toosmall.py diff (runner/diff.py) on runs parsed from the captured
+	logs: pass.log is the base kernel, the others a patched one."""
+
+	OPEN = 'failnth.tmpfs_create.open_creat.fails_cleanly'
+
+	def setUp(self):
+		self.tmp = tempfile.TemporaryDirectory()
+		self.n = 0
+
+	def tearDown(self):
+		self.tmp.cleanup()
+
+	def run_dir(self, log, edit=None):
+		"""An output dir holding LOG's results.json (after EDIT(run))."""
+		run = parse_file(os.path.join(LOGS, log + '.log'))
+		if edit:
+			edit(run)
+		self.n += 1
+		d = os.path.join(self.tmp.name, '%d.%s' % (self.n, log))
+		os.mkdir(d)
+		with open(os.path.join(d, 'results.json'), 'w') as f:
+			json.dump(run, f)
+		return d
+
+	def diff(self, base, patched, rb=(), rp=()):
+		"""Exit status, stdout and diff.json of base against patched, each
+		then re-run as RB and RP say (logs)."""
+		out = os.path.join(self.tmp.name, 'diff%d.json' % self.n)
+		args = ['diff', self.run_dir(base), self.run_dir(patched), '--output', out]
+		for log in rb:
+			args += ['--confirm-base', self.run_dir(log)]
+		for log in rp:
+			args += ['--confirm-patched', self.run_dir(log)]
+		rc, text = toosmall_cli(*args)
+		with open(out) as f:
+			return rc, text, json.load(f)
+
+	def test_regression_confirmed(self):
+		rc, text, d = self.diff('pass', 'stall', ['pass', 'pass'], ['stall', 'stall'])
+		self.assertEqual(1, rc, text)
+		self.assertEqual([(self.OPEN, 'regressed', True, ['hang'] * 3)],
+				 [(v['test'], v['kind'], v['confirmed'], v['patched'])
+				  for v in d['verdicts']])
+		self.assertEqual({'tests': 1, 'pass': 1}, d['unchanged'])
+		self.assertIn('REGRESSED  ' + self.OPEN, text)
+		self.assertTrue(text.endswith('1 regressed, 0 fixed, 0 flaky\n'), text)
+
+	def test_regression_not_rerun_still_fails(self):
+		rc, text, d = self.diff('pass', 'stall')
+		self.assertEqual(1, rc)
+		self.assertFalse(d['verdicts'][0]['confirmed'])
+		self.assertIn('(not re-run)', text)
+
+	def test_flaky_is_not_a_regression(self):
+		rc, text, d = self.diff('pass', 'stall', ['pass', 'pass'], ['pass', 'stall'])
+		self.assertEqual(0, rc, text)
+		self.assertEqual(['flaky'], [v['kind'] for v in d['verdicts']])
+		self.assertIn('FLAKY', text)
+		self.assertEqual((0, 1), (d['regressed'], d['flaky']))
+
+	def test_fixed(self):
+		rc, text, d = self.diff('fail', 'pass', ['fail'], ['pass'])
+		self.assertEqual(0, rc, text)
+		self.assertEqual(['fixed', 'fixed'], [v['kind'] for v in d['verdicts']])
+		self.assertEqual(2, d['fixed'])
+
+	def test_new_splat(self):
+		rc, text, d = self.diff('pass', 'warning', ['pass'], ['warning'])
+		self.assertEqual(1, rc)
+		self.assertEqual([('new', True)], [(x['change'], x['confirmed']) for x in d['splats']])
+		# Digits and addresses blanked: they move with any patch.
+		self.assertNotRegex(d['splats'][0]['splat'], r'\d')
+		self.assertRegex(d['splats'][0]['splat'], r'^warning: ')
+
+	def test_no_change(self):
+		rc, text, d = self.diff('pass', 'pass', ['pass'], ['pass'])
+		self.assertEqual(0, rc)
+		self.assertEqual(({'tests': 2, 'pass': 2}, []), (d['unchanged'], d['verdicts']))
+		self.assertIn('\nno change\n', text)
+
+	def test_failnth_figures(self):
+		def more_points(run):
+			m = run['tests'][0]['metrics']['failnth']['tmpfs_open_creat']
+			m['points'] += 2
+			m['errnos']['ENOMEM'] += 2
+		base = self.run_dir('pass')
+		patched = self.run_dir('pass', more_points)
+		rc, text = toosmall_cli('diff', base, patched, '--candidates')
+		self.assertEqual((0, self.OPEN + '\n'), (rc, text))
+		rc, text = toosmall_cli('diff', base, patched,
+					'--confirm-base', self.run_dir('pass'),
+					'--confirm-patched', self.run_dir('pass', more_points))
+		self.assertEqual(0, rc, text)
+		self.assertIn('FAILNTH    tmpfs_open_creat', text)
+		self.assertIn('patched points=7 success=1', text)
+		# Re-run, the patched kernel gives the base's figures once: noise.
+		rc, text = toosmall_cli('diff', base, patched,
+					'--confirm-base', self.run_dir('pass'),
+					'--confirm-patched', self.run_dir('pass'))
+		self.assertIn('vary from run to run on one kernel (not a change): tmpfs_open_creat', text)
+
+	def test_bad_input(self):
+		rc, text = toosmall_cli('diff', self.tmp.name, self.run_dir('pass'))
+		self.assertEqual((2, ''), (rc, text))
+
+
 def check_run(outdir, known_path):
 	"""A real run's verdicts against the written-up findings."""
 	with open(os.path.join(outdir, 'results.json')) as f:

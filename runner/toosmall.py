@@ -20,6 +20,10 @@
                                           by a kselftest runner (exit 1: one failed)
   toosmall.py known --known-issues FILE --status S[,S...] [--kernel-kind KIND] NAME...
                                           the entries that name each NAME with S
+  toosmall.py diff BASE_DIR PATCHED_DIR [--confirm-base DIR]...
+                   [--confirm-patched DIR]... [--output FILE] [--candidates]
+                                          what changed between two runs
+                                          (runner/diff.py; exit 1: a regression)
 
 'ksft' judges a kselftest runner's output (make run_tests, run_kselftest.sh)
 as 'parse' judges a console log: each harness case is a test named as run.sh
@@ -1204,7 +1208,8 @@ def junit(run):
 
 
 def write_atomic(path, text):
-	tmp = path + '.tmp'
+	# Its own name: two runs (--baseline runs two) may write one file.
+	tmp = '%s.%d.tmp' % (path, os.getpid())
 	with open(tmp, 'w') as f:
 		f.write(text)
 	os.replace(tmp, path)
@@ -1665,6 +1670,14 @@ def main():
 	p.add_argument('--status', required=True)
 	p.add_argument('--kernel-kind', default='default',
 		       choices=('default', 'src', 'prebuilt'))
+	p = sub.add_parser('diff')
+	p.add_argument('base', metavar='BASE_DIR')
+	p.add_argument('patched', metavar='PATCHED_DIR')
+	p.add_argument('--confirm-base', action='append', metavar='DIR')
+	p.add_argument('--confirm-patched', action='append', metavar='DIR')
+	p.add_argument('--output', metavar='FILE')
+	p.add_argument('--candidates', action='store_true',
+		       help='print the tests that differ, to be re-run')
 	p = sub.add_parser('mutate')
 	p.add_argument('out', metavar='OUTPUT_DIR')
 	p = sub.add_parser('bootcause')
@@ -1693,6 +1706,9 @@ def main():
 		return cmd_ksft(args)
 	if args.cmd == 'known':
 		return cmd_known(args)
+	if args.cmd == 'diff':
+		import diff
+		return diff.cmd_diff(args, write_atomic)
 	return cmd_parse(args)
 
 
