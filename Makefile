@@ -5,7 +5,7 @@
 SERIES_DIR ?= series
 UM_SERIES_DIR ?= um-series
 
-.PHONY: all run check check-debug-full lint bench series um-series help
+.PHONY: all run check check-debug-full check-baseline lint bench series um-series help
 
 all: help
 
@@ -14,6 +14,8 @@ help:
 	@echo "make check   the project's own tests, a real UML run included"
 	@echo "make check-debug-full  every fail-nth program, every mode, on the"
 	@echo "             debug profile (kmemleak, KASAN, lockdep): ~31 min, by hand"
+	@echo "make check-baseline  --baseline against copies of the default tree"
+	@echo "             (OOM reaper off, a comment): two kernel builds, by hand"
 	@echo "make lint    shellcheck, checkpatch and clang-format only"
 	@echo "make bench   build, boot and sweep timings, printed as figures"
 	@echo "make series  the selftests as a kernel patch series, in SERIES_DIR"
@@ -28,6 +30,10 @@ check:
 # Not part of check: the subset in its group debug stands for it there.
 check-debug-full:
 	tests/check.sh debug-full
+
+# Not part of check: each of its trees is a kernel build of its own.
+check-baseline:
+	tests/check.sh baseline
 
 lint:
 	tests/check.sh lint

@@ -58,6 +58,17 @@ Detectors:
                        (LKDTM, a test module, guest processes gone wrong)
                        and check each gets its verdict (runner/selfcheck.tsv)
 
+Pre-submit:
+  --baseline BASE      with --kernel-src PATCHED: run the suite on BASE (a
+                       tree, or a git revision of PATCHED's repository,
+                       exported into the cache) and on PATCHED, re-run the
+                       tests that differ, and report only what changed
+                       (a table, and diff.json in the output dir); exit 1
+                       when something regressed
+  --reruns N           how many times each test that differed is re-run on
+                       both kernels, to tell a flaky test from a change
+                       (default ${DEFAULT_RERUNS})
+
 Replay:
   --parse LOG          parse a saved console.log only and report (with
                        --output, write the result files there)
@@ -83,6 +94,8 @@ TOPDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$TOPDIR/runner/boot.sh"
 # shellcheck source=runner/selfcheck.sh
 . "$TOPDIR/runner/selfcheck.sh"
+# shellcheck source=runner/baseline.sh
+. "$TOPDIR/runner/baseline.sh"
 
 readonly DEFAULT_MEM=64M
 # KASAN's shadow and kmemleak's pool: at 64M the debug kernel panics at boot
@@ -90,6 +103,7 @@ readonly DEFAULT_MEM=64M
 readonly DEBUG_MEM=128M
 readonly DEBUG_MIN_MB=96
 readonly DEFAULT_RUN_TIMEOUT=3600
+readonly DEFAULT_RERUNS=2
 readonly OOM_DIR="$TOPDIR/tools/testing/selftests/mm/oom"
 readonly FRAGMENTS=(base fault-injection memcg xfs detectors)
 # Debian package for each program we run; deps_check installs or names them.
@@ -127,6 +141,8 @@ JOBS=
 SHARD=
 MERGE_DIRS=()
 LANE_PIDS=()
+BASELINE=
+RERUNS=$DEFAULT_RERUNS
 CACHE=${TOOSMALL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/toosmall}
 
 # need_arg OPT NARGS: an option's value is missing.
@@ -159,6 +175,8 @@ parse_args()
 		--mutate) MUTATE=1 ;;
 		--jobs) need_arg "$1" $#; JOBS=$2; shift ;;
 		--shard) need_arg "$1" $#; SHARD=$2; shift ;;
+		--baseline) need_arg "$1" $#; BASELINE=$2; shift ;;
+		--reruns) need_arg "$1" $#; RERUNS=$2; shift ;;
 		--merge)
 			need_arg "$1" $#
 			while [ $# -ge 2 ] && [ "${2#--}" = "$2" ]; do
@@ -231,6 +249,16 @@ parse_args()
 		[ -r "$f/console.log" ] ||
 			die "$EXIT_USAGE" "--merge $f: no console.log there: pass the --output dirs of the shards"
 	done
+	[[ "$RERUNS" =~ ^[0-9]+$ ]] ||
+		die "$EXIT_USAGE" "--reruns $RERUNS: give a number of re-runs, 0 or more"
+	if [ -n "$BASELINE" ]; then
+		[ -n "$KERNEL_SRC" ] ||
+			die "$EXIT_USAGE" "--baseline needs --kernel-src PATCHED: the tree with your patch"
+		if [ -n "$SHARD$PARSE_LOG$EXEC_CMD" ] || [ "${#MERGE_DIRS[@]}" != 0 ] ||
+			[ "$SELF_CHECK$LIST$MUTATE" != 000 ]; then
+			die "$EXIT_USAGE" "--baseline compares two whole runs: drop --shard, --merge, --parse, --exec, --self-check, --list and --mutate"
+		fi
+	fi
 	# One UML a CPU: more only slows each test against its deadlines.
 	[ -n "$JOBS" ] || JOBS=$(nproc)
 	if [ -n "$EXEC_CMD" ] || [ "$SELF_CHECK" = 1 ]; then
@@ -575,6 +603,10 @@ main()
 		die "$EXIT_USAGE" "cache dir $CACHE is not writable: use --cache DIR"
 	fi
 	CACHE=$(realpath "$CACHE")
+	if [ -n "$BASELINE" ]; then
+		baseline_main
+		return
+	fi
 	prepare_kernel
 	[ "$BUILD_ONLY" = 0 ] || { log "built: $KERNEL"; return 0; }
 
@@ -669,4 +701,4 @@ main()
 
 # One line: bash reads a script as it runs it, and an edit of this file
 # during a long run must not change what the rest of the run does.
-main "$@"; exit $?
+ORIG_ARGS=("$@"); main "$@"; exit $?

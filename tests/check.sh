@@ -216,6 +216,7 @@ check_cli()
 	expect_exit "cli: no test matches filter" 2 "no test matches" \
 		run_bounded 900 ./run.sh --filter 'no-such-test*'
 	check_cli_bad_patch
+	check_cli_baseline_git
 	# As root, UML runs as nobody from TMPDIR: a private one is bad input,
 	# said before the first boot, with no output dir left behind.
 	if [ "$(id -u)" = 0 ]; then
@@ -229,6 +230,50 @@ check_cli()
 		fi
 		rmdir "$SCRATCH/private"
 	fi
+}
+
+# --baseline REV: the revision is exported from the user's repository into
+# the cache (git archive), and the repository is only read: its index, refs
+# and work tree are the same after. On a stand-in tree, whose build then
+# fails (exit 3, named), with a cache of its own.
+check_cli_baseline_git()
+{
+	local t=$SCRATCH/gittree before after rc err exp
+
+	mkdir -p "$t/arch/um" "$t/scripts/kconfig" "$t/tools/testing/selftests"
+	printf 'all:\n\tfalse\n' >"$t/Makefile"
+	printf '#!/bin/sh\nexit 1\n' >"$t/scripts/kconfig/merge_config.sh"
+	chmod +x "$t/scripts/kconfig/merge_config.sh"
+	touch "$t/tools/testing/selftests/kselftest_harness.h" "$t/arch/um/Kconfig"
+	echo base >"$t/marker"
+	if ! { git -C "$t" init -q && git -C "$t" add -A &&
+		git -C "$t" -c user.name=t -c user.email=t@t commit -qm base &&
+		echo patched >"$t/marker" &&
+		git -C "$t" -c user.name=t -c user.email=t@t commit -qam patched; }; then
+		not_ok "cli: --baseline REV: a git tree to read"
+		return
+	fi
+	before=$(cd "$t" && sha256sum .git/index && git for-each-ref && git status --porcelain && ls .git)
+	err=$(run_bounded 600 ./run.sh --cache "$SCRATCH/bcache" --kernel-src "$t" \
+		--baseline HEAD~1 --build-only 2>&1 >/dev/null)
+	rc=$?
+	after=$(cd "$t" && sha256sum .git/index && git for-each-ref && git status --porcelain && ls .git)
+	exp=$(cat "$SCRATCH"/bcache/src/baseline-*/marker 2>/dev/null)
+	if [ "$rc" = 2 ] && [ "$exp" = base ] && [ "$before" = "$after" ] &&
+		printf '%s\n' "$err" | grep -q "the base kernel's build failed (exit 2): merging config"; then
+		ok "cli: --baseline HEAD~1 exports the revision into the cache, leaves the repository as it was, and names the kernel whose build failed"
+	else
+		not_ok "cli: --baseline HEAD~1 exports the revision and leaves the repository as it was" \
+			"exit $rc (want 2), exported marker '$exp' (want base)" \
+			"repository unchanged: $([ "$before" = "$after" ] && echo yes || echo no)" "$err"
+	fi
+	expect_exit "cli: --baseline without --kernel-src" 2 "needs --kernel-src" \
+		./run.sh --baseline HEAD~1
+	expect_exit "cli: --baseline a revision the tree does not have" 2 \
+		"neither a directory nor a revision" \
+		./run.sh --cache "$SCRATCH/bcache" --kernel-src "$t" --baseline no-such-rev
+	expect_exit "cli: bad --reruns" 2 "--reruns x: give a number" \
+		./run.sh --kernel-src "$t" --baseline HEAD~1 --reruns x
 }
 
 # The real thing: the default suite in UML, with every result file.
@@ -804,6 +849,89 @@ deps_install()
 		echo "# apt-get install ${missing[*]} failed"
 }
 
+# check_tree NAME CMD...: a copy of the default tree changed by CMD (run in
+# it), kept in the cache as check/NAME so that its kernel is built once; its
+# path on stdout. Made in a temporary dir first: a CMD that fails leaves no
+# tree.
+check_tree()
+{
+	local name=$1 base dir=$TOOSMALL_CACHE/check/$1 tmp
+
+	shift
+	[ -d "$dir" ] && { printf '%s\n' "$dir"; return 0; }
+	base=$(ksrc) || return 1
+	mkdir -p "$TOOSMALL_CACHE/check" || return 1
+	tmp=$(mktemp -d "$TOOSMALL_CACHE/check/.$name.XXXXXX") || return 1
+	if cp -a "$base/." "$tmp/" && (cd "$tmp" && "$@") >/dev/null; then
+		mv "$tmp" "$dir" && printf '%s\n' "$dir"
+		return
+	fi
+	rm -rf "$tmp"
+	return 1
+}
+
+# diff_json DIFF_DIR EXPR: a figure of a --baseline run's diff.json.
+diff_json()
+{
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1] + "/diff.json"))
+print(eval(sys.argv[2], {"d": d}))' "$@" 2>/dev/null
+}
+
+# Pre-submit mode (--baseline), on the default tree (BASE) and copies of it
+# (PATCHED): it builds a kernel per copy (about 11 min each, once: the
+# copies stay in the cache), hence a group of its own, by hand (make
+# check-baseline). Each case runs the same tests: the OOM seed, failnth_mm
+# and memcg programs.
+BASELINE_FILTERS=(--filter 'oom.*' --filter 'failnth_mm.*' --filter 'memcg.*')
+check_baseline()
+{
+	local base tree out rc got want
+
+	base=$(ksrc) || { skip "baseline" "no default tree in the cache: run ./run.sh once"; return; }
+	# The OOM reaper off: the seed's victims stay stuck (the 2014 stall).
+	if ! tree=$(check_tree reaper-off patch -p1 -s -i \
+		"$TOPDIR/fixtures/patches/0001-mm-oom_kill-disable-the-OOM-reaper.patch"); then
+		not_ok "baseline: a tree with the OOM reaper off"
+		return
+	fi
+	out=$SCRATCH/diff-reaper
+	run_bounded 3600 ./run.sh --kernel-src "$tree" --baseline "$base" \
+		"${BASELINE_FILTERS[@]}" --output "$out" >"$out.stdout" 2>"$out.stderr"
+	rc=$?
+	got=$(diff_json "$out" '" ".join(sorted(v["test"] for v in d["verdicts"] if v["kind"] == "regressed" and v["confirmed"] and all(s in ("hang", "fail") for s in v["patched"])))')
+	want="oom.seed.tmpfs.oom_victim_blocked_on_lock oom.seed.xfs.oom_victim_blocked_on_lock oom.seed.xfs_global.oom_victim_blocked_on_lock"
+	if [ "$rc" = 1 ] && [ "$got" = "$want" ] &&
+		[ "$(diff_json "$out" 'd["regressed"]')" = 3 ]; then
+		ok "baseline: OOM reaper off: the 3 seed tests regress, re-run twice on both kernels, nothing else ($(diff_json "$out" 'd["unchanged"]["tests"]') unchanged)"
+	else
+		not_ok "baseline: OOM reaper off: the 3 seed tests regress, nothing else" \
+			"exit $rc, confirmed regressions: '$got'" "$(tail -n 25 "$out.stdout")" \
+			"$(tail -n 3 "$out.stderr")"
+	fi
+	# A comment-only change: nothing moves but what varies on one kernel.
+	if ! tree=$(check_tree comment-only sed -i \
+		'1a /* toosmall: a comment-only change, for the --baseline check */' mm/page_alloc.c); then
+		not_ok "baseline: a tree with a comment-only change"
+		return
+	fi
+	out=$SCRATCH/diff-comment
+	run_bounded 3600 ./run.sh --kernel-src "$tree" --baseline "$base" \
+		"${BASELINE_FILTERS[@]}" --output "$out" >"$out.stdout" 2>"$out.stderr"
+	rc=$?
+	got=$(diff_json "$out" 'len(d["verdicts"]) + len(d["splats"]) + sum(1 for f in d["failnth"] if not f["flaky"])')
+	if [ "$rc" = 0 ] && [ "$got" = 0 ]; then
+		ok "baseline: a comment-only change: no change, exit 0 ($(diff_json "$out" 'd["unchanged"]["tests"]') tests)"
+	else
+		not_ok "baseline: a comment-only change: no change, exit 0" "exit $rc" \
+			"$(tail -n 25 "$out.stdout")" "$(tail -n 3 "$out.stderr")"
+	fi
+	expect_exit "baseline: a revision of a tree without git" 2 \
+		"neither a directory nor a revision" ./run.sh --kernel-src "$tree" --baseline HEAD~1
+	expect_exit "baseline: the patched tree as its own baseline" 2 \
+		"is the patched tree itself" ./run.sh --kernel-src "$tree" --baseline "$tree"
+}
+
 main()
 {
 	local groups=("$@") g subset
@@ -841,6 +969,7 @@ main()
 		jobs) check_uml_jobs ;;
 		upstream) check_upstream ;;
 		kernel) check_kernel_patches ;;
+		baseline) check_baseline ;;
 		*) echo "unknown group $g" >&2; exit 2 ;;
 		esac
 	done
