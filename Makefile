@@ -15,7 +15,7 @@ help:
 	@echo "make check-debug-full  every fail-nth program, every mode, on the"
 	@echo "             debug profile (kmemleak, KASAN, lockdep): ~31 min, by hand"
 	@echo "make check-baseline  --baseline against copies of the default tree"
-	@echo "             (OOM reaper off, a comment): two kernel builds, by hand"
+	@echo "             (OOM reaper off, a comment, F3's fix): by hand, a build each"
 	@echo "make lint    shellcheck, checkpatch and clang-format only"
 	@echo "make bench   build, boot and sweep timings, printed as figures"
 	@echo "make series  the selftests as a kernel patch series, in SERIES_DIR"

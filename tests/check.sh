@@ -878,11 +878,10 @@ d = json.load(open(sys.argv[1] + "/diff.json"))
 print(eval(sys.argv[2], {"d": d}))' "$@" 2>/dev/null
 }
 
-# Pre-submit mode (--baseline), on the default tree (BASE) and copies of it
-# (PATCHED): it builds a kernel per copy (about 11 min each, once: the
-# copies stay in the cache), hence a group of its own, by hand (make
-# check-baseline). Each case runs the same tests: the OOM seed, failnth_mm
-# and memcg programs.
+# Pre-submit mode (--baseline), on the default tree and copies of it: it
+# builds a kernel per copy (5 to 8 min each, once: the copies stay in the
+# cache as check/NAME), hence a group of its own, by hand (make
+# check-baseline).
 BASELINE_FILTERS=(--filter 'oom.*' --filter 'failnth_mm.*' --filter 'memcg.*')
 check_baseline()
 {
@@ -925,6 +924,28 @@ check_baseline()
 	else
 		not_ok "baseline: a comment-only change: no change, exit 0" "exit $rc" \
 			"$(tail -n 25 "$out.stdout")" "$(tail -n 3 "$out.stderr")"
+	fi
+	# One of the default kernel's own fixes (kernel-patches/0003, F3) as
+	# the patch: the base is the default tree without it.
+	if ! tree=$(check_tree without-f3-fix patch -R -p1 -s -i \
+		"$TOPDIR/kernel-patches/0003-um-fail-a-user-copy-whose-page-fault-runs-out-of-mem.patch"); then
+		not_ok "baseline: a tree without F3's fix"
+		return
+	fi
+	out=$SCRATCH/diff-f3
+	run_bounded 3600 ./run.sh --kernel-src "$base" --baseline "$tree" \
+		--filter 'failnth_task.task.execve.*' --filter 'failnth_fd.*' \
+		--output "$out" >"$out.stdout" 2>"$out.stderr"
+	rc=$?
+	got=$(diff_json "$out" '" ".join(sorted(v["test"] for v in d["verdicts"] if v["kind"] == "fixed" and v["confirmed"]))')
+	want="failnth_task.task.execve.both failnth_task.task.execve.page failnth_task.task.execve.slab"
+	if [ "$rc" = 0 ] && [ "$got" = "$want" ] &&
+		[ "$(diff_json "$out" 'd["regressed"] + d["flaky"]')" = 0 ]; then
+		ok "baseline: F3's fix as the patch: the 3 execve tests are fixed, nothing else moves ($(diff_json "$out" 'd["unchanged"]["tests"]') unchanged)"
+	else
+		not_ok "baseline: F3's fix as the patch: the execve tests are fixed" \
+			"exit $rc, confirmed fixed: '$got'" "$(tail -n 25 "$out.stdout")" \
+			"$(tail -n 3 "$out.stderr")"
 	fi
 	expect_exit "baseline: a revision of a tree without git" 2 \
 		"neither a directory nor a revision" ./run.sh --kernel-src "$tree" --baseline HEAD~1
