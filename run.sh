@@ -474,18 +474,10 @@ lane_run()
 # shellcheck disable=SC2317 # run by the cleanup registered in run_lanes
 lanes_stop()
 {
-	local pid k deadline
+	local k
 
 	[ "${#LANE_PIDS[@]}" -gt 0 ] || return 0
-	kill -TERM "${LANE_PIDS[@]}" 2>/dev/null
-	deadline=$(($(date +%s) + HALT_TIMEOUT + MCONSOLE_TIMEOUT + 5))
-	for pid in "${LANE_PIDS[@]}"; do
-		while kill -0 "$pid" 2>/dev/null && [ "$(date +%s)" -lt "$deadline" ]; do
-			sleep 0.1
-		done
-		kill -KILL "$pid" 2>/dev/null
-	done
-	wait "${LANE_PIDS[@]}" 2>/dev/null
+	stop_pids $((HALT_TIMEOUT + MCONSOLE_TIMEOUT + 5)) "${LANE_PIDS[@]}"
 	for k in "$LANES"/*/uml.pid; do
 		[ -f "$k" ] && kill -KILL -- "-$(cat "$k")" 2>/dev/null
 	done

@@ -66,22 +66,11 @@ child_args()
 }
 
 # baseline_stop: end the kernels' runs, by pid; each stops its own UMLs on
-# SIGTERM (bounded as the lanes are), a run still there after that is killed.
+# SIGTERM, its lanes within lanes_stop()'s bound, which this one exceeds.
 # shellcheck disable=SC2317 # run by the cleanup registered in baseline_main
 baseline_stop()
 {
-	local pid deadline
-
-	[ "${#CHILD_PIDS[@]}" -gt 0 ] || return 0
-	kill -TERM "${CHILD_PIDS[@]}" 2>/dev/null
-	deadline=$(($(date +%s) + HALT_TIMEOUT + MCONSOLE_TIMEOUT + 10))
-	for pid in "${CHILD_PIDS[@]}"; do
-		while kill -0 "$pid" 2>/dev/null && [ "$(date +%s)" -lt "$deadline" ]; do
-			sleep 0.1
-		done
-		kill -KILL "$pid" 2>/dev/null
-	done
-	wait "${CHILD_PIDS[@]}" 2>/dev/null
+	stop_pids $((HALT_TIMEOUT + MCONSOLE_TIMEOUT + 10)) "${CHILD_PIDS[@]}"
 	CHILD_PIDS=()
 }
 

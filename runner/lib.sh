@@ -59,6 +59,24 @@ run_cleanups()
 	CLEANUPS=()
 }
 
+# stop_pids SECS PID...: SIGTERM to each (each stops what it started), then
+# up to SECS for all of them to end; who is left gets SIGKILL. Reaped.
+stop_pids()
+{
+	local pid deadline=$(($(date +%s) + $1))
+
+	shift
+	[ $# -gt 0 ] || return 0
+	kill -TERM "$@" 2>/dev/null
+	for pid in "$@"; do
+		while kill -0 "$pid" 2>/dev/null && [ "$(date +%s)" -lt "$deadline" ]; do
+			sleep 0.1
+		done
+		kill -KILL "$pid" 2>/dev/null
+	done
+	wait "$@" 2>/dev/null
+}
+
 # check_space DIR MB: fail with EXIT_NOSPACE unless DIR has MB megabytes free.
 check_space()
 {
