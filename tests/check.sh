@@ -947,10 +947,52 @@ check_baseline()
 			"exit $rc, confirmed fixed: '$got'" "$(tail -n 25 "$out.stdout")" \
 			"$(tail -n 3 "$out.stderr")"
 	fi
+	check_baseline_flaky "$base"
 	expect_exit "baseline: a revision of a tree without git" 2 \
 		"neither a directory nor a revision" ./run.sh --kernel-src "$tree" --baseline HEAD~1
 	expect_exit "baseline: the patched tree as its own baseline" 2 \
 		"is the patched tree itself" ./run.sh --kernel-src "$tree" --baseline "$tree"
+}
+
+# A test made flaky on purpose (fixtures/patches/0002: on each boot, a coin
+# decides whether semget() and, with a coin of its own, msgget() fail): the
+# 15 failnth_ipc_sysv tests are FLAKY, none a regression. A coin cannot be
+# forced, so what the check accepts is bounded by chance: when neither coin
+# came up heads on the first patched boot, nothing differed and there is
+# nothing to confirm (1 in 4; the check tries 3 times, then skips, 1 in 64);
+# a syscall whose 8 re-runs all fail too reads as a regression (1 in 256 for
+# each of the two), and fails the check.
+check_baseline_flaky()
+{
+	local base=$1 tree out rc try got bad
+
+	if ! tree=$(check_tree flaky-sysv patch -p1 -s -i \
+		"$TOPDIR/fixtures/patches/0002-ipc-fail-semget-and-msgget-on-a-coin-flip-per-boot.patch"); then
+		not_ok "baseline: a tree whose semget() and msgget() fail on a coin flip"
+		return
+	fi
+	for try in 1 2 3; do
+		out=$SCRATCH/diff-flaky$try
+		run_bounded 3600 ./run.sh --kernel-src "$tree" --baseline "$base" \
+			--filter 'failnth_ipc_sysv.*' --reruns 8 \
+			--output "$out" >"$out.stdout" 2>"$out.stderr"
+		rc=$?
+		if [ "$rc" != 0 ] || [ "$(diff_json "$out" 'len(d["verdicts"])')" != 0 ]; then
+			break
+		fi
+	done
+	got=$(diff_json "$out" 'sum(1 for v in d["verdicts"] if v["kind"] == "flaky" and v["test"].startswith("failnth_ipc_sysv.sysv."))')
+	bad=$(diff_json "$out" 'sum(1 for v in d["verdicts"] if v["kind"] != "flaky") + d["regressed"] + d["fixed"]')
+	if [ "$rc" = 0 ] && [ "$bad" = 0 ] && [ "${got:-0}" -gt 0 ] 2>/dev/null; then
+		ok "baseline: a test made flaky on purpose: $got sysv tests FLAKY after 8 re-runs, none a regression, exit 0 (try $try)"
+	elif [ "$rc" = 0 ] && [ "$bad" = 0 ] && [ "$got" = 0 ]; then
+		skip "baseline: a test made flaky on purpose" \
+			"neither coin came up heads on the first patched boot of 3 tries (1 in 64): nothing differed, nothing to confirm"
+	else
+		not_ok "baseline: a test made flaky on purpose is FLAKY, not a regression" \
+			"exit $rc, flaky $got, other verdicts $bad" "$(tail -n 20 "$out.stdout")" \
+			"$(tail -n 3 "$out.stderr")"
+	fi
 }
 
 main()
@@ -991,6 +1033,13 @@ main()
 		upstream) check_upstream ;;
 		kernel) check_kernel_patches ;;
 		baseline) check_baseline ;;
+		baseline-flaky)
+			if g=$(ksrc); then
+				check_baseline_flaky "$g"
+			else
+				skip "baseline" "no default tree in the cache: run ./run.sh once"
+			fi
+			;;
 		*) echo "unknown group $g" >&2; exit 2 ;;
 		esac
 	done
