@@ -1156,6 +1156,33 @@ class Diff(unittest.TestCase):
 					'--confirm-patched', self.run_dir('pass'))
 		self.assertIn('vary from run to run on one kernel (not a change): tmpfs_open_creat', text)
 
+	def test_sites_gained_and_lost(self):
+		"""--sites runs: a site only one kernel's faults reached is named,
+		per program; the sites both reached are not."""
+		def moved(run):
+			for t in run['tests']:
+				s = t.get('sites')
+				if s and 'getname_flags' in s['by_site']:
+					s['by_site']['kmem_cache_alloc_lru'] = s['by_site'].pop('getname_flags')
+			run['sites']['by_site']['kmem_cache_alloc_lru'] = \
+				run['sites']['by_site'].pop('getname_flags')
+		rc, text = toosmall_cli('diff', self.run_dir('sites'), self.run_dir('sites', moved),
+					'--output', os.path.join(self.tmp.name, 'sites.json'))
+		with open(os.path.join(self.tmp.name, 'sites.json')) as f:
+			d = json.load(f)
+		self.assertEqual(0, rc, text)
+		self.assertEqual({'base': 4, 'patched': 4,
+				  'gained': {'failnth_fs': ['kmem_cache_alloc_lru']},
+				  'lost': {'failnth_fs': ['getname_flags']}}, d['sites'])
+		self.assertIn('sites: 4 base, 4 patched\n'
+			      '  + failnth_fs: kmem_cache_alloc_lru\n'
+			      '  - failnth_fs: getname_flags\n', text)
+		self.assertNotIn('no change', text)
+		# The same sites on both: nothing to say of them.
+		rc, text = toosmall_cli('diff', self.run_dir('sites'), self.run_dir('sites'))
+		self.assertEqual(0, rc)
+		self.assertIn('sites: 4 base, 4 patched\nno change\n', text)
+
 	def test_bad_input(self):
 		rc, text = toosmall_cli('diff', self.tmp.name, self.run_dir('pass'))
 		self.assertEqual((2, ''), (rc, text))
