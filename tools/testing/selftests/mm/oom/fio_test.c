@@ -11,7 +11,8 @@
  *   nopressure   in a memcg without limit (its peak is reported);
  *   memcg_above  memory.max just above what the job needs: the smallest
  *                limit (1 MiB steps) under which it completes, found by
- *                bisection in the test itself;
+ *                bisection in the test itself, or by memcg_below of the
+ *                same job earlier on this boot (need_load());
  *   memcg_below  1 MiB below that: fio may be OOM-killed, nothing else,
  *                or, when its group thrashes instead, the group's
  *                memory.pressure (PSI) must say so, and the test then kills
@@ -1259,6 +1260,51 @@ static long long measure_need(struct __test_metadata *_metadata,
 	return hi * MIB;
 }
 
+/*
+ * memcg_above and memcg_below of a job run at the two ends of one
+ * measurement: the first of them to run on a boot bisects, the second
+ * reads its figures back from here (boot.conf runs the pair in one lane,
+ * above first). Keyed by the boot's id, so that a figure from another boot
+ * (another kernel, another memory size) is never used; without the file,
+ * a test measures for itself.
+ */
+#define NEED_FILE "/tmp/oom-fio-need.%s"
+#define BOOT_ID "/proc/sys/kernel/random/boot_id"
+
+static bool need_load(const char *job, long long *need, long long *below)
+{
+	char path[PATH_MAX], id[64], buf[128], saved[64];
+	long long n, b;
+
+	snprintf(path, sizeof(path), NEED_FILE, job);
+	if (fx_read(BOOT_ID, id, sizeof(id)) <= 0 ||
+	    fx_read(path, buf, sizeof(buf)) <= 0 ||
+	    sscanf(buf, "%63s %lld %lld", saved, &n, &b) != 3 ||
+	    strcmp(saved, id) || n <= b || b <= 0)
+		return false;
+	*need = n;
+	*below = b;
+	printf("# bisect %s: this boot's measurement: need=%lld MiB, below=%lld MiB\n",
+	       job, n / MIB, b / MIB);
+	return true;
+}
+
+static void need_save(const char *job, long long need, long long below)
+{
+	char path[PATH_MAX], id[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), NEED_FILE, job);
+	if (fx_read(BOOT_ID, id, sizeof(id)) <= 0)
+		return;
+	f = fopen(path, "we");
+	if (!f)
+		return;
+	fprintf(f, "%s %lld %lld\n", id, need, below);
+	if (fclose(f))
+		unlink(path);
+}
+
 /* Flips one byte of the first data block of @file on the unmounted @dev. */
 static int flip_data_byte(const char *dev, long long physical)
 {
@@ -1432,9 +1478,14 @@ static void fio_case(struct __test_metadata *_metadata,
 			SKIP(return, REASON_NO_PSI);
 		}
 		run.psi_kill = c == MEMCG_BELOW;
-		need = measure_need(_metadata, self, variant->job, &below, &r);
-		ASSERT_NE(0, need)
-		TH_LOG("no time left to measure what %s needs", variant->job);
+		if (!need_load(variant->job, &need, &below)) {
+			need = measure_need(_metadata, self, variant->job,
+					    &below, &r);
+			ASSERT_NE(0, need)
+			TH_LOG("no time left to measure what %s needs",
+			       variant->job);
+			need_save(variant->job, need, below);
+		}
 		limit = c == MEMCG_ABOVE ? need + MIB : below;
 		ASSERT_EQ(0, fx_cg_create(self->cg, limit));
 		break;
