@@ -550,11 +550,49 @@ class KnownIssues(unittest.TestCase):
 
 class JUnit(unittest.TestCase):
 	"""junit.xml says what the exit code says: a CI must not see failures
-	in a run that passed, nor the reverse."""
+	in a run that passed, nor the reverse; and it is a file Jenkins and
+	GitLab read."""
+
+	# The rules of the JUnit schema Jenkins' xunit plugin validates against
+	# (junit-10.xsd, the surefire format; GitLab's reader asks less): per
+	# element, the attributes it must carry, those it may, and the elements
+	# it may hold.
+	SCHEMA = {
+		'testsuites': (set(), {'name', 'time', 'tests', 'failures', 'errors'},
+			       {'testsuite'}),
+		'testsuite': ({'name', 'tests', 'failures', 'errors'},
+			      {'group', 'time', 'skipped', 'timestamp', 'hostname', 'id',
+			       'package', 'file', 'log', 'url'},
+			      {'testsuite', 'properties', 'testcase', 'system-out', 'system-err'}),
+		'properties': (set(), set(), {'property'}),
+		'property': ({'name', 'value'}, set(), set()),
+		'testcase': ({'name'}, {'time', 'classname', 'group'},
+			     {'skipped', 'error', 'failure', 'rerunFailure', 'rerunError',
+			      'flakyFailure', 'flakyError', 'system-out', 'system-err'}),
+		'failure': (set(), {'type', 'message'}, set()),
+		'error': (set(), {'type', 'message'}, set()),
+		'skipped': (set(), {'type', 'message'}, set()),
+		'system-out': (set(), set(), set()),
+		'system-err': (set(), set(), set()),
+	}
+	SUREFIRE_TIME = re.compile(r'(([0-9]{0,3},)*[0-9]{3}|[0-9]{0,3})*(\.[0-9]*)?\Z')
+
+	def assertSchema(self, text):
+		root = ET.fromstring(text)	# well-formed XML 1.0, or it raises
+		self.assertIn(root.tag, ('testsuite', 'testsuites'))
+		for el in root.iter():
+			self.assertIn(el.tag, self.SCHEMA)
+			must, may, kids = self.SCHEMA[el.tag]
+			self.assertLessEqual(must, set(el.attrib), el.tag)
+			self.assertLessEqual(set(el.attrib), must | may, el.tag)
+			self.assertLessEqual({c.tag for c in el}, kids, el.tag)
+			if el.tag in ('testsuite', 'testsuites') and 'time' in el.attrib:
+				self.assertRegex(el.get('time'), self.SUREFIRE_TIME)
+		return root
 
 	def check(self, run):
 		bad = toosmall.totals_line(run)[1]
-		root = ET.fromstring(toosmall.junit(run))
+		root = self.assertSchema(toosmall.junit(run))
 		cases = root.findall('testcase')
 		count = {tag: sum(1 for c in cases if c.find(tag) is not None)
 			 for tag in ('failure', 'error', 'skipped')}
@@ -569,6 +607,20 @@ class JUnit(unittest.TestCase):
 		for log in sorted(glob.glob(os.path.join(LOGS, '*.log'))):
 			with self.subTest(log=os.path.basename(log)):
 				self.check(parse_file(log))
+
+	def test_control_characters(self):
+		"""A console's escape sequences and stray bytes, in a test's name,
+		reason, failures, evidence or splat: XML 1.0 cannot hold them, so
+		junit.xml writes them as \\xNN rather than be unreadable."""
+		for st, key in (('fail', 'failures'), ('hang', 'evidence'), ('skip', 'reason')):
+			run = one_test('src', *POINTS[:2])
+			t = run['tests'][0]
+			t['status'], t['reason'] = st, 'colour \x1b[31mred\x1b[0m, bell \x07'
+			t[key] = ['a \x08 b', 'c \x1f'] if key != 'reason' else t['reason']
+			t['splats'] = [{'excerpt': ['[    1.0] BUG: x \x0b']}]
+			with self.subTest(status=st):
+				case = self.check(run)[0]
+				self.assertIn('\\x1b[31mred', ET.tostring(case, encoding='unicode'))
 
 	def test_xfail_is_skipped_with_its_finding(self):
 		for lines in (POINTS[:2], ['[    1.0] Kernel panic - not syncing: Kernel mode fault at addr 0x40e, ip 0x6']):

@@ -1166,6 +1166,16 @@ def totals_line(run):
 	return line, bad
 
 
+# XML 1.0 has no place for most C0 controls, and a console may carry them
+# (escape sequences, stray bytes of a test's output): a reader such as
+# Jenkins' rejects the whole file for one. They are written as \xNN.
+XML_BAD = re.compile('[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]')
+
+
+def xml_text(s):
+	return XML_BAD.sub(lambda m: '\\x%02x' % ord(m.group()), s)
+
+
 def junit(run):
 	"""One testcase a test. Only what fails the run (parse's exit code) is
 	a <failure> (fail) or an <error> (hang, crash): an XFAIL is <skipped>
@@ -1175,33 +1185,33 @@ def junit(run):
 	suite = ET.Element('testsuite', name='toosmall')
 	counts = {'tests': 0, 'failures': 0, 'errors': 0, 'skipped': 0}
 	for t in run['tests']:
-		case = ET.SubElement(suite, 'testcase', classname=t['category'], name=t['name'],
+		case = ET.SubElement(suite, 'testcase', classname=t['category'], name=xml_text(t['name']),
 				     time='%.3f' % (t['duration_s'] or 0))
 		counts['tests'] += 1
 		st = t['status']
 		out = []
 		if 'xfail' in t:
 			fid, _, text = t['xfail'].partition(' ')
-			ET.SubElement(case, 'skipped', message='XFAIL %s: %s (%s: %s)' %
-				      (fid, text, st, t['reason']))
+			ET.SubElement(case, 'skipped', message=xml_text('XFAIL %s: %s (%s: %s)' %
+								       (fid, text, st, t['reason'])))
 			counts['skipped'] += 1
 		elif st == 'skip':
-			ET.SubElement(case, 'skipped', message=t['reason'])
+			ET.SubElement(case, 'skipped', message=xml_text(t['reason']))
 			counts['skipped'] += 1
 		elif st == 'fail':
-			f = ET.SubElement(case, 'failure', message=t['reason'])
-			f.text = '\n'.join(t.get('failures', []))
+			f = ET.SubElement(case, 'failure', message=xml_text(t['reason']))
+			f.text = xml_text('\n'.join(t.get('failures', [])))
 			counts['failures'] += 1
 		elif st in ('hang', 'crash'):
-			e = ET.SubElement(case, 'error', type=st, message=t['reason'])
-			e.text = '\n'.join(t.get('evidence', [])[:200])
+			e = ET.SubElement(case, 'error', type=st, message=xml_text(t['reason']))
+			e.text = xml_text('\n'.join(t.get('evidence', [])[:200]))
 			counts['errors'] += 1
 		if 'xpass' in t:
 			out.append('XPASS %s: expected to fail, passed: the known-issues '
 				   'entry may be stale' % t['xpass'])
 		out.extend('\n'.join(s['excerpt']) for s in t['splats'])
 		if out:
-			ET.SubElement(case, 'system-out').text = '\n\n'.join(out)
+			ET.SubElement(case, 'system-out').text = xml_text('\n\n'.join(out))
 	for k, v in counts.items():
 		suite.set(k, str(v))
 	return ET.tostring(suite, encoding='unicode') + '\n'
