@@ -971,6 +971,7 @@ def split_boots(lines):
 # ----------------------------------------------------------- known issues --
 
 KINDS = ('default', 'other', 'any')
+RELEASE_COND = 'release='
 KNOWN_FORMAT = 'want "GLOB STATUS FINDING KERNELS /REGEX/ [text]"'
 
 
@@ -1009,8 +1010,11 @@ def load_known(path):
 			   statuses == ['pass']:
 				raise SystemExit('%s: %s: STATUS %r is not fail, hang or crash, '
 						 'or several joined by "|"' % (where, KNOWN_FORMAT, status))
-			if kernels not in KINDS:
-				raise SystemExit('%s: %s: KERNELS %r is not default, other or any' %
+			conds = kernels.split(',')
+			if not all(c in KINDS or (c.startswith(RELEASE_COND) and
+						  len(c) > len(RELEASE_COND)) for c in conds):
+				raise SystemExit('%s: %s: KERNELS %r is not default, other, any or '
+						 'release=GLOB, or several joined by ","' %
 						 (where, KNOWN_FORMAT, kernels))
 			if not rest.startswith('/'):
 				# Without one, any failure of the test would be
@@ -1025,7 +1029,7 @@ def load_known(path):
 			except re.error as e:
 				raise SystemExit('%s: bad /REGEX/: %s' % (where, e))
 			known.append({'glob': glob, 'status': statuses, 'fid': fid,
-				      'kernels': kernels, 'sig': sig, 'text': text,
+				      'kernels': conds, 'sig': sig, 'text': text,
 				      'where': where})
 	return known
 
@@ -1036,10 +1040,22 @@ def kernel_kind(run):
 	return run['kernel'].get('kind') or 'unknown'
 
 
-def entry_applies(entry, kind, any_kernel):
-	if any_kernel or entry['kernels'] == 'any':
+def entry_applies(entry, kernel, any_kernel):
+	"""Whether one of the entry's KERNELS holds for @kernel: a run's
+	kernel (its kind and release) or a kind alone. release=GLOB names a
+	finding of mainline code by the releases that carry it, so that it is
+	known on a user's tree of that release too."""
+	if any_kernel:
 		return True
-	return (kind == 'default') == (entry['kernels'] == 'default')
+	k = kernel if isinstance(kernel, dict) else {'kind': kernel}
+	kind, release = k.get('kind') or 'unknown', k.get('release') or ''
+	for c in entry['kernels']:
+		if c.startswith(RELEASE_COND):
+			if release and fnmatch.fnmatchcase(release, c[len(RELEASE_COND):]):
+				return True
+		elif c == 'any' or (c == 'default') == (kind == 'default'):
+			return True
+	return False
 
 
 def failure_records(t):
@@ -1061,9 +1077,9 @@ def apply_known(run, known, any_kernel=False):
 	of its failure records: one record it does not explain may be a new
 	bug. A passed test that an entry expects to fail (without 'pass' in
 	its STATUS) is XPASS: the entry may be stale."""
-	kind = kernel_kind(run)
+	kernel = dict(run['kernel'], kind=kernel_kind(run))
 	for t in run['tests']:
-		entries = [e for e in known if entry_applies(e, kind, any_kernel) and
+		entries = [e for e in known if entry_applies(e, kernel, any_kernel) and
 			   fnmatch.fnmatchcase(t['name'], e['glob'])]
 		if t['status'] == 'pass':
 			if entries and not any('pass' in e['status'] for e in entries):
