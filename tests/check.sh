@@ -217,6 +217,7 @@ check_cli()
 		run_bounded 900 ./run.sh --filter 'no-such-test*'
 	check_cli_bad_patch
 	check_cli_baseline_git
+	check_cli_user_tree_remake
 	# As root, UML runs as nobody from TMPDIR: a private one is bad input,
 	# said before the first boot, with no output dir left behind.
 	if [ "$(id -u)" = 0 ]; then
@@ -230,6 +231,60 @@ check_cli()
 		fi
 		rmdir "$SCRATCH/private"
 	fi
+}
+
+# A user's tree (--kernel-src) is made again only when a file in it or the
+# config changed since the last good make began; a no-op make of a real
+# tree walks all of it (about 7 s). On a stand-in tree whose make writes a
+# "linux" and counts its runs (the selftests come from the default tree).
+check_cli_user_tree_remake()
+{
+	local t=$SCRATCH/usertree src frag=$SCRATCH/remake.config made got=
+
+	if ! src=$(ksrc); then
+		skip "cli: a user tree is made again only when it changed" "no default tree in the cache"
+		return
+	fi
+	mkdir -p "$t/arch/um" "$t/scripts/kconfig" "$t/mm"
+	ln -s "$src/tools" "$t/tools"
+	# merge_config.sh -m -O DIR FRAGMENT...: the fragments' values but =n
+	# are the config.
+	cat >"$t/scripts/kconfig/merge_config.sh" <<-'EOF'
+		#!/bin/sh
+		shift 3
+		grep -hv '=n$' "$@" >.config
+	EOF
+	chmod +x "$t/scripts/kconfig/merge_config.sh"
+	cat >"$t/Makefile" <<-'EOF'
+		.RECIPEPREFIX = >
+		olddefconfig:
+		>@true
+		linux:
+		>@printf '#!/bin/sh\n' >$(O)/linux && chmod +x $(O)/linux && echo made >>$(O)/made
+	EOF
+	touch "$t/arch/um/Kconfig" "$t/mm/page_alloc.c"
+	printf 'CONFIG_HOSTFS=y\n' >"$frag"
+	remake_run()
+	{
+		run_bounded 600 ./run.sh --cache "$SCRATCH/ucache" --kernel-src "$t" \
+			--build-only "$@" >"$SCRATCH/remake.log" 2>&1 || return
+		made=$(cat "$SCRATCH"/ucache/build/*/made 2>/dev/null | wc -l)
+		got="$got $made"
+	}
+	remake_run			# first build: make
+	remake_run			# nothing changed: no make
+	sleep 0.01
+	touch "$t/mm/page_alloc.c"
+	remake_run			# a file saved: make
+	remake_run			# nothing changed again
+	remake_run --config "$frag"	# another config: make
+	if [ "$got" = " 1 1 2 2 3" ]; then
+		ok "cli: a user tree is made again only when a file in it or the config changed (makes after each of 5 runs:$got)"
+	else
+		not_ok "cli: a user tree is made again only when a file in it or the config changed" \
+			"makes after each of 5 runs:$got (want 1 1 2 2 3)" "$(tail -n 5 "$SCRATCH/remake.log")"
+	fi
+	rm -rf "$SCRATCH/ucache" "$t"
 }
 
 # --baseline REV: the revision is exported from the user's repository into
