@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "util.h"
 
 /* How often the bounded waits look again. */
 #define CG_POLL_MS 10
@@ -82,20 +83,10 @@ int cg_create(char *path, size_t size, const char *parent, const char *name)
 int cg_write(const char *cg, const char *file, const char *val)
 {
 	char path[CG_PATH_MAX];
-	size_t len = strlen(val);
-	ssize_t n;
-	int fd, ret;
+	int ret;
 
 	ret = cg_file(path, sizeof(path), cg, file);
-	if (ret)
-		return ret;
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, len);
-	ret = n < 0 ? -errno : (size_t)n == len ? 0 : -EIO;
-	close(fd);
-	return ret;
+	return ret ? ret : write_file(path, val);
 }
 
 int cg_write_long(const char *cg, const char *file, long long val)
@@ -109,32 +100,10 @@ int cg_write_long(const char *cg, const char *file, long long val)
 ssize_t cg_read(const char *cg, const char *file, char *buf, size_t size)
 {
 	char path[CG_PATH_MAX];
-	size_t len = 0;
-	ssize_t n;
-	int fd, ret;
+	int ret;
 
-	if (!size)
-		return -EINVAL;
 	ret = cg_file(path, sizeof(path), cg, file);
-	if (ret)
-		return ret;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	while (len < size - 1) {
-		n = read(fd, buf + len, size - 1 - len);
-		if (n < 0) {
-			ret = -errno;
-			close(fd);
-			return ret;
-		}
-		if (!n)
-			break;
-		len += n;
-	}
-	buf[len] = '\0';
-	close(fd);
-	return len;
+	return ret ? ret : read_file(path, buf, size);
 }
 
 /* "max" or a decimal number into @val. */

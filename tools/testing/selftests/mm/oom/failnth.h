@@ -71,6 +71,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "util.h"
 
 #define FAILNTH_PROC "/proc/thread-self/fail-nth"
 #define FAILNTH_DEBUGFS "/sys/kernel/debug"
@@ -224,34 +225,16 @@ static struct {
 /* Writes @val to the knob at @path; returns 0 or -errno. Signal-safe. */
 static int failnth_knob_write(const char *path, const char *val)
 {
-	size_t len = strlen(val);
-	ssize_t ret;
-	int fd, err;
-
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	ret = write(fd, val, len);
-	err = ret < 0 ? -errno : (size_t)ret == len ? 0 : -EIO;
-	close(fd);
-	return err;
+	return write_file(path, val);
 }
 
 /* Reads the knob at @path into @val, without newline; returns 0 or -errno. */
 static int failnth_knob_read(const char *path, char *val, size_t size)
 {
-	ssize_t len;
-	int fd, err;
+	ssize_t len = read_file(path, val, size);
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	len = read(fd, val, size - 1);
-	err = len < 0 ? -errno : len == 0 ? -ENODATA : 0;
-	close(fd);
-	if (err)
-		return err;
-	val[len] = '\0';
+	if (len <= 0)
+		return len < 0 ? len : -ENODATA;
 	val[strcspn(val, "\n")] = '\0';
 	return 0;
 }

@@ -29,6 +29,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util.h"
+
 #define FIO_CGROUP_ROOT "/sys/fs/cgroup"
 #define FIO_DEBUGFS "/sys/kernel/debug"
 #define FIO_MAX_ERRNOS 16
@@ -40,43 +42,15 @@
 /* Writes @val to @path: 0 or -errno. */
 static int fx_write(const char *path, const char *val)
 {
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t len = strlen(val), n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, len);
-	if (n != len) {
-		int err = n < 0 ? -errno : -EIO;
-
-		close(fd);
-		return err;
-	}
-	return close(fd) ? -errno : 0;
+	return write_file(path, val);
 }
 
 /* Reads @path into @buf (NUL-terminated, trailing newline cut): length or -errno. */
 static ssize_t fx_read(const char *path, char *buf, size_t size)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n, len = 0;
+	ssize_t len = read_file(path, buf, size);
 
-	if (fd < 0)
-		return -errno;
-	while ((size_t)len < size - 1) {
-		n = read(fd, buf + len, size - 1 - len);
-		if (n < 0) {
-			n = -errno;
-			close(fd);
-			return n;
-		}
-		if (!n)
-			break;
-		len += n;
-	}
-	close(fd);
-	buf[len] = '\0';
-	if (len && buf[len - 1] == '\n')
+	if (len > 0 && buf[len - 1] == '\n')
 		buf[--len] = '\0';
 	return len;
 }

@@ -18,6 +18,7 @@
 
 #include "cgroup.h"
 #include "stall.h"
+#include "util.h"
 
 /* How often the watch looks at the counters. */
 #define STALL_POLL_MS 100
@@ -43,46 +44,6 @@ void stall_log(const char *fmt, ...)
 	fputc('\n', stdout);
 	fflush(stdout);
 	va_end(ap);
-}
-
-/* Reads @path into @buf (NUL-terminated), at most @size - 1 bytes. */
-static ssize_t read_file(const char *path, char *buf, size_t size)
-{
-	size_t len = 0;
-	ssize_t n;
-	int fd;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	while (len < size - 1) {
-		n = read(fd, buf + len, size - 1 - len);
-		if (n < 0) {
-			n = -errno;
-			close(fd);
-			return n;
-		}
-		if (!n)
-			break;
-		len += n;
-	}
-	buf[len] = '\0';
-	close(fd);
-	return len;
-}
-
-static int write_file(const char *path, const char *val)
-{
-	ssize_t n;
-	int fd, ret;
-
-	fd = open(path, O_WRONLY | O_CLOEXEC | O_TRUNC);
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, strlen(val));
-	ret = n < 0 ? -errno : 0;
-	close(fd);
-	return ret;
 }
 
 /* Sum of the allocstall_* lines of /proc/vmstat: direct reclaim entries. */

@@ -8,12 +8,55 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "util.h"
+
+ssize_t read_file(const char *path, char *buf, size_t size)
+{
+	size_t len = 0;
+	ssize_t n;
+	int fd;
+
+	if (!size)
+		return -EINVAL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (len < size - 1) {
+		n = read(fd, buf + len, size - 1 - len);
+		if (n < 0) {
+			n = -errno;
+			close(fd);
+			return n;
+		}
+		if (!n)
+			break;
+		len += n;
+	}
+	buf[len] = '\0';
+	close(fd);
+	return len;
+}
+
+int write_file(const char *path, const char *val)
+{
+	size_t len = strlen(val);
+	ssize_t n;
+	int fd, ret;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC | O_TRUNC);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, len);
+	ret = n < 0 ? -errno : (size_t)n == len ? 0 : -EIO;
+	close(fd);
+	return ret;
+}
 
 int run_cmd(char *const argv[], int timeout_s)
 {

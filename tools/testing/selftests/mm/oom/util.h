@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the oom selftests share beyond cgroups (cgroup.h) and stall
- * detection (stall.h): a command run with a deadline, and the scratch XFS
+ * detection (stall.h): reading and writing a small file (procfs, sysfs,
+ * debugfs, cgroupfs), a command run with a deadline, and the scratch XFS
  * made with it. None of them asserts or exits.
  */
 #ifndef OOM_UTIL_H
 #define OOM_UTIL_H
+
+#include <stddef.h>
+#include <sys/types.h>
 
 /*
  * Runs @argv with stdout and stderr on /dev/null, killed after @timeout_s:
@@ -13,6 +17,19 @@
  * -ETIMEDOUT, or -errno.
  */
 int run_cmd(char *const argv[], int timeout_s);
+
+/*
+ * Reads @path into @buf, NUL-terminated, at most @size - 1 bytes: the
+ * length read, or -errno.
+ */
+ssize_t read_file(const char *path, char *buf, size_t size);
+
+/*
+ * Writes @val to @path (opened O_TRUNC, as a shell's "echo >" does: it
+ * empties a tracefs buffer) in one write(): 0, -EIO if it was short, or
+ * -errno. Async-signal-safe.
+ */
+int write_file(const char *path, const char *val);
 
 /* mkfs.xfs -f -q @dev, as run_cmd() returns it. */
 int mkfs_xfs(const char *dev);
