@@ -722,7 +722,7 @@ class Lanes(unittest.TestCase):
 		'fio.xfs.b.nopressure\tfio_test\th\t120\tfio\t-']
 
 	def test_every_test_once_together_kept_mem_grouped(self):
-		lanes, load = toosmall.split_lanes(self.PLAN, 3, {}, ['fio.replay.*'])
+		lanes, load = toosmall.split_lanes(self.PLAN, 3, {}, [['fio.replay.*']])
 		every = sorted(i for lane in lanes for i in lane)
 		self.assertEqual(list(range(len(self.PLAN))), every)
 		with_replay = [lane for lane in lanes if 2 in lane]
@@ -736,8 +736,24 @@ class Lanes(unittest.TestCase):
 			self.assertEqual(len(set(mems)), 1 + sum(
 				1 for a, b in zip(mems, mems[1:]) if a != b))
 
+	def test_together_line_of_several_globs(self):
+		"""boot.conf's "GLOB,GLOB together": a job's nopressure and its
+		memcg pair, one measurement for the three, in one lane."""
+		with tempfile.TemporaryDirectory() as d:
+			conf = os.path.join(d, 'boot.conf')
+			with open(conf, 'w') as f:
+				f.write('# a comment\nfio.xfs.*.tinymem mem=32M\n'
+					'fio.xfs.a.nopressure,memcg.* together\n')
+			together = toosmall.read_together(conf)
+		self.assertEqual([['fio.xfs.a.nopressure', 'memcg.*']], together)
+		for n in (2, 3, 4):
+			lanes, _ = toosmall.split_lanes(self.PLAN, n, {}, together)
+			lane = [l for l in lanes if 0 in l][0]
+			self.assertIn(4, lane, n)
+			self.assertLess(lane.index(0), lane.index(4))
+
 	def test_longest_first_balances(self):
-		lanes, load = toosmall.split_lanes(self.PLAN, 2, {}, ['fio.replay.*'])
+		lanes, load = toosmall.split_lanes(self.PLAN, 2, {}, [['fio.replay.*']])
 		# Estimates: fio 15 s (three, and the replay pair: 30 s as one
 		# unit), memcg 5, failnth 0.5 each: 81 s. The pair and one fio
 		# test (45 s) is the least the longer lane can get.

@@ -223,17 +223,18 @@ ESTIMATE_S = {'failnth': 0.5, 'memcg': 5, 'oom': 8, 'xfs': 5, 'fio': 15,
 
 
 def read_together(conf):
-	"""The globs of boot.conf's "GLOB together" lines: tests matching one
-	depend on each other (a power cut, then its check on the next boot)
-	and run in one lane, in plan order."""
-	globs = []
+	"""boot.conf's "GLOB[,GLOB...] together" lines: tests matching one
+	line's globs depend on each other (a power cut, then its check on the
+	next boot; a measurement, then the tests that use it) and run in one
+	lane, in plan order. Each line is a list of its globs."""
+	units = []
 	if conf and os.path.exists(conf):
 		with open(conf) as f:
 			for line in f:
 				w = line.split()
 				if len(w) == 2 and w[1] == 'together' and not w[0].startswith('#'):
-					globs.append(w[0])
-	return globs
+					units.append(w[0].split(','))
+	return units
 
 
 def read_durations(path):
@@ -261,7 +262,8 @@ def split_lanes(plan, n, durations, together):
 	rows = [line.rstrip('\n').split('\t') for line in plan]
 	units = {}		# unit -> its plan indices; dicts keep plan order
 	for i, w in enumerate(rows):
-		key = next((g for g in together if fnmatch.fnmatchcase(w[0], g)), w[0])
+		key = next((','.join(u) for u in together
+			    if any(fnmatch.fnmatchcase(w[0], g) for g in u)), w[0])
 		units.setdefault(key, []).append(i)
 	cost = {key: sum(durations.get(rows[i][0], ESTIMATE_S.get(rows[i][4], 5))
 			 for i in idx) for key, idx in units.items()}

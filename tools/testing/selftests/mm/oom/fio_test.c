@@ -11,8 +11,10 @@
  *   nopressure   in a memcg without limit (its peak is reported);
  *   memcg_above  memory.max just above what the job needs: the smallest
  *                limit (1 MiB steps) under which it completes, found by
- *                bisection in the test itself, or by memcg_below of the
- *                same job earlier on this boot (need_load());
+ *                bisection in the test itself (its unlimited probe is
+ *                nopressure's run, when that ran earlier on this boot),
+ *                or by memcg_below of the job earlier on this boot
+ *                (note_read());
  *   memcg_below  1 MiB below that: fio may be OOM-killed, nothing else,
  *                or, when its group thrashes instead, the group's
  *                memory.pressure (PSI) must say so, and the test then kills
@@ -1189,6 +1191,64 @@ static bool run_fits(const struct fio_result *r)
 }
 
 /*
+ * What a test measured, kept for the other tests of its job on this boot:
+ * nopressure's run is the bisection's unlimited probe, and one bisection
+ * serves memcg_above (its need) and memcg_below (the largest limit that
+ * failed). boot.conf runs a job's three in one lane, in that order. Keyed
+ * by the boot's id, so that a figure from another boot (another kernel,
+ * another memory size) is never used; without a note, a test measures
+ * for itself.
+ */
+#define NOTE_FILE "/tmp/oom-fio-%s.%s"
+#define BOOT_ID "/proc/sys/kernel/random/boot_id"
+#define NOTE_UNLIMITED_FMT \
+	"# bisect %s: this boot's unlimited run (nopressure): peak=%lld KiB secs=%.1f\n"
+#define NOTE_NEED_FMT \
+	"# bisect %s: this boot's measurement: need=%lld MiB, below=%lld MiB\n"
+
+static bool note_read(const char *what, const char *job, double *a, double *b)
+{
+	char path[PATH_MAX], id[64], buf[128], saved[64];
+
+	snprintf(path, sizeof(path), NOTE_FILE, what, job);
+	return fx_read(BOOT_ID, id, sizeof(id)) > 0 &&
+	       fx_read(path, buf, sizeof(buf)) > 0 &&
+	       sscanf(buf, "%63s %lf %lf", saved, a, b) == 3 &&
+	       !strcmp(saved, id) && *a > 0 && *b > 0;
+}
+
+static void note_write(const char *what, const char *job, double a, double b)
+{
+	char path[PATH_MAX], id[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), NOTE_FILE, what, job);
+	if (fx_read(BOOT_ID, id, sizeof(id)) <= 0)
+		return;
+	f = fopen(path, "we");
+	if (!f)
+		return;
+	fprintf(f, "%s %.17g %.17g\n", id, a, b);
+	if (fclose(f))
+		unlink(path);
+}
+
+/*
+ * From the unlimited run: a probe that fits takes about as long as it did
+ * (@probe_s, with room), and the need is at most its peak (@hi, MiB).
+ */
+static void bisect_bracket(double secs, long long peak, double *probe_s,
+			   long long *hi)
+{
+	*probe_s = 4 * secs + 4;
+	if (*probe_s > 15)
+		*probe_s = 15;
+	*hi = (peak + MIB - 1) / MIB;
+	if (*hi < 4)
+		*hi = 4;
+}
+
+/*
  * The smallest memory.max (1 MiB steps) under which the job completes,
  * by bisection between 2 MiB and the peak of an unlimited run. Returns it
  * in bytes with the largest failing limit in @below, or 0 if out of time
@@ -1208,10 +1268,15 @@ static long long measure_need(struct __test_metadata *_metadata,
 			       .may_stall = true };
 	bool psi = psi_available();
 	long long lo = 2, hi = 0, mid;
-	double probe_s = FIO_DEADLINE_S;
+	double probe_s = FIO_DEADLINE_S, secs, peak;
 	char dir[PATH_MAX];
 	int n = 0;
 
+	if (note_read("unlimited", job, &peak, &secs)) {
+		printf(NOTE_UNLIMITED_FMT, job, (long long)peak / 1024, secs);
+		bisect_bracket(secs, peak, &probe_s, &hi);
+		n = 1;
+	}
 	for (;;) {
 		mid = n ? (lo + hi) / 2 : 0;
 		ASSERT_EQ(0, fx_cg_create(self->cg, mid * MIB));
@@ -1240,13 +1305,7 @@ static long long measure_need(struct __test_metadata *_metadata,
 		if (!n++) {
 			ASSERT_TRUE(run_fits(r))
 			TH_LOG("%s fails without a limit", job);
-			/* A probe that fits takes about as long as this. */
-			probe_s = 4 * r->secs + 4;
-			if (probe_s > 15)
-				probe_s = 15;
-			hi = (r->peak + MIB - 1) / MIB;
-			if (hi < 4)
-				hi = 4;
+			bisect_bracket(r->secs, r->peak, &probe_s, &hi);
 			continue;
 		}
 		if (run_fits(r))
@@ -1258,51 +1317,6 @@ static long long measure_need(struct __test_metadata *_metadata,
 	}
 	*below = lo * MIB;
 	return hi * MIB;
-}
-
-/*
- * memcg_above and memcg_below of a job run at the two ends of one
- * measurement: the first of them to run on a boot bisects, the second
- * reads its figures back from here (boot.conf runs the pair in one lane,
- * above first). Keyed by the boot's id, so that a figure from another boot
- * (another kernel, another memory size) is never used; without the file,
- * a test measures for itself.
- */
-#define NEED_FILE "/tmp/oom-fio-need.%s"
-#define BOOT_ID "/proc/sys/kernel/random/boot_id"
-
-static bool need_load(const char *job, long long *need, long long *below)
-{
-	char path[PATH_MAX], id[64], buf[128], saved[64];
-	long long n, b;
-
-	snprintf(path, sizeof(path), NEED_FILE, job);
-	if (fx_read(BOOT_ID, id, sizeof(id)) <= 0 ||
-	    fx_read(path, buf, sizeof(buf)) <= 0 ||
-	    sscanf(buf, "%63s %lld %lld", saved, &n, &b) != 3 ||
-	    strcmp(saved, id) || n <= b || b <= 0)
-		return false;
-	*need = n;
-	*below = b;
-	printf("# bisect %s: this boot's measurement: need=%lld MiB, below=%lld MiB\n",
-	       job, n / MIB, b / MIB);
-	return true;
-}
-
-static void need_save(const char *job, long long need, long long below)
-{
-	char path[PATH_MAX], id[64];
-	FILE *f;
-
-	snprintf(path, sizeof(path), NEED_FILE, job);
-	if (fx_read(BOOT_ID, id, sizeof(id)) <= 0)
-		return;
-	f = fopen(path, "we");
-	if (!f)
-		return;
-	fprintf(f, "%s %lld %lld\n", id, need, below);
-	if (fclose(f))
-		unlink(path);
 }
 
 /* Flips one byte of the first data block of @file on the unmounted @dev. */
@@ -1454,6 +1468,7 @@ static void fio_case(struct __test_metadata *_metadata,
 	const char *corrupt = getenv("OOM_FIO_CORRUPT");
 	struct digest before, after;
 	long long limit = 0, need = 0, below = 0, vm_oom0 = 0, phys = -1;
+	double fneed, fbelow;
 	long long logical;
 	struct fio_result r, v;
 	char dir[PATH_MAX], file[PATH_MAX], name[16], buf[256];
@@ -1478,13 +1493,18 @@ static void fio_case(struct __test_metadata *_metadata,
 			SKIP(return, REASON_NO_PSI);
 		}
 		run.psi_kill = c == MEMCG_BELOW;
-		if (!need_load(variant->job, &need, &below)) {
+		if (note_read("need", variant->job, &fneed, &fbelow)) {
+			need = fneed;
+			below = fbelow;
+			printf(NOTE_NEED_FMT, variant->job, need / MIB,
+			       below / MIB);
+		} else {
 			need = measure_need(_metadata, self, variant->job,
 					    &below, &r);
 			ASSERT_NE(0, need)
 			TH_LOG("no time left to measure what %s needs",
 			       variant->job);
-			need_save(variant->job, need, below);
+			note_write("need", variant->job, need, below);
 		}
 		limit = c == MEMCG_ABOVE ? need + MIB : below;
 		ASSERT_EQ(0, fx_cg_create(self->cg, limit));
@@ -1526,6 +1546,8 @@ static void fio_case(struct __test_metadata *_metadata,
 	if (c == TINYMEM)
 		r.oom_kills = fx_read_key("/proc/vmstat", "oom_kill") - vm_oom0;
 	print_metrics(variant->job, c, &r, limit, need);
+	if (c == NOPRESSURE && run_fits(&r) && r.peak > 0)
+		note_write("unlimited", variant->job, r.peak, r.secs);
 	if (run.psi_kill)
 		printf("# fio %s.%s.psi: killed=%d secs=%.1f some_pct=%.0f full_pct=%.0f\n",
 		       variant->job, cond_name[c], r.psi_killed,
