@@ -23,6 +23,10 @@
 #   debug-full  every fail-nth program in every mode on the debug profile
 #             (make check-debug-full; not part of make check: 288 tests, about
 #             31 minutes here)
+#   baseline  --baseline on patched copies of the default tree (make
+#             check-baseline; not part of make check: a kernel build per
+#             copy): the OOM reaper off, a comment, F3's fix, a flaky test
+#   baseline-flaky  that last case alone
 # Each check prints "ok" or "not ok" with its name; the last line is
 # "N passed, N failed, N skipped". Usage: tests/check.sh [GROUP...];
 # CHECK_SKIP_SUITE=1 leaves out the (slowest) full suite run of group uml.
