@@ -104,6 +104,11 @@ SPLATS = [
 	('xfs', re.compile(PRINTK + r'(XFS(?: \([^)]*\))?: (?:Internal error |Metadata (?:corruption|CRC error) detected at |'
 			   r'.* \(0x[0-9a-f]+\) detected at .*Shutting down filesystem|'
 			   r'Filesystem has been shut down due to log error|Assertion failed: ).*)')),
+	# net/core/dev.c netdev_wait_allrefs_any(): a network device whose
+	# references never drop (a leak on an error path, say in a netns that
+	# unshare() could not finish) blocks its unregistration, and the
+	# netns cleanup with it, forever; pr_emerg() every 10 s, no WARNING.
+	('netdev_ref', re.compile(PRINTK + r'(unregister_netdevice: waiting for \S+ to become free\..*)')),
 	('bug', re.compile(PRINTK + r'(kernel BUG at .*)')),
 	('gpf', re.compile(PRINTK + r'(general protection fault.*)')),
 	('oops', re.compile(PRINTK + r'(Oops(?:: | - ).*)')),
