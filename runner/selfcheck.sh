@@ -33,7 +33,8 @@ selfcheck_build()
 	if ! gcc -O2 -Wall -Werror \
 		-I"$SRC/tools/testing/selftests" -I"$OOM_DIR" \
 		-o "$dir/silent_failure_test" \
-		"$TOPDIR/fixtures/detect/silent_failure_test.c" >>"$log" 2>&1; then
+		"$TOPDIR/fixtures/detect/silent_failure_test.c" "$OOM_DIR/util.c" \
+		>>"$log" 2>&1; then
 		tail -n 20 "$log" >&2
 		die "$EXIT_INFRA" "building fixtures/detect failed: see $log"
 	fi
