@@ -222,12 +222,6 @@ static struct {
 	int nr_saved;
 } failnth_saved;
 
-/* Writes @val to the knob at @path; returns 0 or -errno. Signal-safe. */
-static int failnth_knob_write(const char *path, const char *val)
-{
-	return write_file(path, val);
-}
-
 /* Reads the knob at @path into @val, without newline; returns 0 or -errno. */
 static int failnth_knob_read(const char *path, char *val, size_t size)
 {
@@ -254,8 +248,7 @@ static int failnth_knobs_restore(void)
 	while (failnth_saved.nr_saved > 0) {
 		int i = failnth_saved.nr_saved - 1;
 
-		ret = failnth_knob_write(failnth_knob_path[i],
-					 failnth_saved.old[i]);
+		ret = write_file(failnth_knob_path[i], failnth_saved.old[i]);
 		if (ret && !err)
 			err = ret;
 		failnth_saved.nr_saved = i;
@@ -330,7 +323,7 @@ static int failnth_knobs_set(enum failnth_mode mode, int verbose)
 		if (err)
 			break;
 		failnth_saved.nr_saved = i + 1;
-		err = failnth_knob_write(failnth_knob_path[i], val[i]);
+		err = write_file(failnth_knob_path[i], val[i]);
 		if (err)
 			break;
 	}

@@ -464,8 +464,8 @@ static void stall_evidence(pid_t pgid, const char *cg)
 		}
 	}
 	fflush(stdout);
-	fx_write("/proc/sysrq-trigger", "w");
-	fx_write("/proc/sysrq-trigger", "m");
+	write_file("/proc/sysrq-trigger", "w");
+	write_file("/proc/sysrq-trigger", "m");
 }
 
 /* Number of threads of process @pid. */
@@ -540,7 +540,7 @@ static double fio_end_orphans(pid_t pgid, const char *cg, double end)
 	kill(-pgid, SIGKILL);
 	if (cg) {
 		snprintf(path, sizeof(path), "%s/cgroup.kill", cg);
-		fx_write(path, "1");
+		write_file(path, "1");
 	}
 	return fx_now() + 10 < end ? fx_now() + 10 : end;
 }
@@ -588,7 +588,7 @@ static void psi_kill(const struct fio_run *run, pid_t pgid, double t0,
 	printf(" killing the group, as oomd would\n");
 	kill(-pgid, SIGKILL);
 	snprintf(path, sizeof(path), "%s/cgroup.kill", run->cg);
-	fx_write(path, "1");
+	write_file(path, "1");
 }
 
 /*
@@ -700,11 +700,11 @@ static void fio_run(const struct fio_run *run, struct fio_result *r)
 		setpgid(0, 0);
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		/* The OOM killer should take fio, not the test. */
-		fx_write("/proc/self/oom_score_adj", "1000");
+		write_file("/proc/self/oom_score_adj", "1000");
 		if (run->cg) {
 			snprintf(path, sizeof(path), "%s/cgroup.procs",
 				 run->cg);
-			if (fx_write(path, "0"))
+			if (write_file(path, "0"))
 				_exit(125);
 		}
 		setenv("FIO_DIR", run->dir, 1);
@@ -766,7 +766,7 @@ static void fio_run(const struct fio_run *run, struct fio_result *r)
 		kill(-pid, SIGKILL);
 		if (run->cg) {
 			snprintf(path, sizeof(path), "%s/cgroup.kill", run->cg);
-			fx_write(path, "1");
+			write_file(path, "1");
 		}
 		if (!exited)
 			waitpid(pid, &status, 0);
@@ -1106,7 +1106,7 @@ FIXTURE_SETUP(xfs)
 	/* fio maps ~136 MB of libraries: without overcommit it cannot start. */
 	ASSERT_LE(0, fx_read("/proc/sys/vm/overcommit_memory", self->overcommit,
 			     sizeof(self->overcommit)));
-	ASSERT_EQ(0, fx_write("/proc/sys/vm/overcommit_memory", "1"));
+	ASSERT_EQ(0, write_file("/proc/sys/vm/overcommit_memory", "1"));
 	snprintf(self->mnt, sizeof(self->mnt), "/tmp/fio_test.XXXXXX");
 	ASSERT_NE(NULL, mkdtemp(self->mnt));
 	ret = scratch_mount(self->dev, self->mnt, true);
@@ -1115,7 +1115,7 @@ FIXTURE_SETUP(xfs)
 	self->mounted = true;
 	/* Shows the kernel's word on XFS from here on. */
 	self->kmsg = fx_kmsg_open();
-	fx_write("/proc/self/oom_score_adj", "-1000");
+	write_file("/proc/self/oom_score_adj", "-1000");
 }
 
 FIXTURE_TEARDOWN(xfs)
@@ -1129,7 +1129,7 @@ FIXTURE_TEARDOWN(xfs)
 	if (self->mnt[0])
 		rmdir(self->mnt);
 	if (self->overcommit[0])
-		fx_write("/proc/sys/vm/overcommit_memory", self->overcommit);
+		write_file("/proc/sys/vm/overcommit_memory", self->overcommit);
 	if (self->kmsg >= 0)
 		close(self->kmsg);
 }
@@ -1876,7 +1876,7 @@ static void replay_writer(const char *path, struct replay_shared *sh,
 	if (fd < 0)
 		_exit(1);
 	if (faults)
-		fx_write("/proc/self/make-it-fail", "1");
+		write_file("/proc/self/make-it-fail", "1");
 	for (i = 0; i < REPLAY_BLOCKS; i++) {
 		blk = (i * 2654435761ULL) % REPLAY_BLOCKS; /* a permutation */
 		replay_fill(buf, blk + 1, blk * REPLAY_BS);
@@ -1897,7 +1897,7 @@ static void replay_writer(const char *path, struct replay_shared *sh,
 		}
 		n = 0;
 	}
-	fx_write("/proc/self/make-it-fail", "0");
+	write_file("/proc/self/make-it-fail", "0");
 	close(fd);
 	_exit(0);
 }

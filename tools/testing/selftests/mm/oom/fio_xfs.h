@@ -39,12 +39,6 @@
 
 /* ---------------------------------------------------------- files ---- */
 
-/* Writes @val to @path: 0 or -errno. */
-static int fx_write(const char *path, const char *val)
-{
-	return write_file(path, val);
-}
-
 /* Reads @path into @buf (NUL-terminated, trailing newline cut): length or -errno. */
 static ssize_t fx_read(const char *path, char *buf, size_t size)
 {
@@ -246,11 +240,11 @@ static int fx_cg_create(const char *path, long long max)
 		return 0;
 	snprintf(file, sizeof(file), "%s/memory.max", path);
 	snprintf(val, sizeof(val), "%lld", max);
-	ret = fx_write(file, val);
+	ret = write_file(file, val);
 	if (!ret) {
 		/* No swap: anon memory must not escape the limit either. */
 		snprintf(file, sizeof(file), "%s/memory.swap.max", path);
-		fx_write(file, "0");
+		write_file(file, "0");
 	}
 	return ret;
 }
@@ -277,7 +271,7 @@ static int fx_cg_destroy(const char *cg)
 	if (access(cg, F_OK))
 		return 0;
 	snprintf(path, sizeof(path), "%s/cgroup.kill", cg);
-	fx_write(path, "1");
+	write_file(path, "1");
 	while (rmdir(cg) && errno == EBUSY && fx_now() < end)
 		usleep(20000);
 	return access(cg, F_OK) ? 0 : -EBUSY;
@@ -338,7 +332,7 @@ static int fx_knobs_restore(struct fx_knobs *k)
 		return 0;
 	for (i = 0; i < FX_KNOBS; i++) {
 		/* "times" reads back as -1 but is written the same way. */
-		r = fx_write(fx_knob_path[i], k->val[i]);
+		r = write_file(fx_knob_path[i], k->val[i]);
 		if (r && !ret)
 			ret = r;
 	}
@@ -372,15 +366,15 @@ static int fx_knobs_arm(unsigned int interval)
 		for (j = 0; j < FX_ARRAY_SIZE(set) && !ret; j++) {
 			snprintf(path, sizeof(path), FIO_DEBUGFS "/%s/%s",
 				 dirs[i], set[j][0]);
-			ret = fx_write(path, set[j][1]);
+			ret = write_file(path, set[j][1]);
 		}
 	}
 	if (!ret)
-		ret = fx_write(highmem, "N");
+		ret = write_file(highmem, "N");
 	if (!ret)
-		ret = fx_write(FIO_DEBUGFS "/fail_page_alloc/min-order", "0");
+		ret = write_file(FIO_DEBUGFS "/fail_page_alloc/min-order", "0");
 	if (!ret)
-		ret = fx_write(FIO_DEBUGFS "/failslab/cache-filter", "N");
+		ret = write_file(FIO_DEBUGFS "/failslab/cache-filter", "N");
 	return ret;
 }
 
@@ -443,7 +437,7 @@ static int fx_mark_tree(pid_t root, pid_t *marked, int *nmarked)
 			snprintf(path, sizeof(path),
 				 "/proc/%d/task/%d/make-it-fail", procs[i],
 				 tid);
-			if (!fx_write(path, "1")) {
+			if (!write_file(path, "1")) {
 				marked[(*nmarked)++] = tid;
 				added++;
 			}
