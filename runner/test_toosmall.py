@@ -268,6 +268,9 @@ class Sites(unittest.TestCase):
 				  'shmem_alloc_inode'}, set(both['by_site']))
 		self.assertNotIn('sites', run['tests'][2])
 		self.assertEqual(4, run['sites']['distinct'])
+		# Distinct per program, in the summary too.
+		self.assertEqual({'failnth_fs': 4}, run['sites']['by_program'])
+		self.assertIn('  distinct per program: failnth_fs 4\n', toosmall.summary(run))
 
 	def test_modes_add_up(self):
 		run = parse_file(os.path.join(LOGS, 'sites.log'))

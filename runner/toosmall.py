@@ -605,13 +605,16 @@ def parse_log(lines):
 	fn = failnth_totals(run['tests'])
 	if fn:
 		run['failnth'] = fn
-	every = {}
+	every, per_prog = {}, {}
 	for t in run['tests']:
+		prog = per_prog.setdefault(t['name'].split('.', 1)[0], set())
 		for site, n in t.get('sites', {}).get('by_site', {}).items():
 			every[site] = every.get(site, 0) + n
+			prog.add(site)
 	if every:
 		run['sites'] = {'distinct': len(every),
 				'faults_dumped': sum(every.values()),
+				'by_program': {p: len(v) for p, v in sorted(per_prog.items()) if v},
 				'by_site': dict(sorted(every.items()))}
 	return run
 
@@ -1163,6 +1166,9 @@ def summary(run):
 	if run.get('sites'):
 		lines.append('call sites failed (--sites): %d distinct, %d dumped faults' %
 			     (run['sites']['distinct'], run['sites']['faults_dumped']))
+		progs = run['sites'].get('by_program', {})
+		if progs:
+			lines.append('  distinct per program: ' + ', '.join('%s %d' % kv for kv in progs.items()))
 		top = sorted(run['sites']['by_site'].items(), key=lambda kv: -kv[1])[:10]
 		lines.append('  most often: ' + ', '.join('%s %d' % kv for kv in top))
 	for t in run['tests']:
