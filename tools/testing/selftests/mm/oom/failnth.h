@@ -967,11 +967,12 @@ static void failnth_mutate(struct __test_metadata *_metadata,
 /*
  * Sweeps every injection point of @sc's action that @mode fails, then prints
  * the summary. The knobs are put back on return; the fixture's teardown
- * calls failnth_knobs_restore() too, for an ASSERT in a callback.
+ * calls failnth_knobs_restore() too, for an ASSERT in a callback. Inline:
+ * a program whose sweeps all run in children does not use it.
  */
-static void failnth_sweep(struct __test_metadata *_metadata,
-			  const struct failnth_scenario *sc,
-			  enum failnth_mode mode)
+static inline void failnth_sweep(struct __test_metadata *_metadata,
+				 const struct failnth_scenario *sc,
+				 enum failnth_mode mode)
 {
 	struct failnth_stats st = {};
 	bool timed_out = false;

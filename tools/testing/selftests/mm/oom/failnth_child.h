@@ -41,9 +41,13 @@
 
 #include <poll.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
 #include <sys/ptrace.h>
+#include <sys/uio.h>
+#include <sys/user.h>
 
 #include "failnth.h"
+#include "stall.h"
 
 /* Bound on one point: a fork, the call, an exit. */
 #define FAILNTH_CHILD_POINT_S 10
@@ -67,6 +71,30 @@ struct failnth_child_scenario {
 	bool traced_exec;
 	/* With traced_exec: the exit code of the image the action executes. */
 	int exec_code;
+	/*
+	 * A workload, instead of an action: after prepare(), the child
+	 * execve()s workload[0] with workload as its argv, stdout and stderr
+	 * captured. The parent arms the new image at its exec event, so the
+	 * points are the command's own, and lets it run to its end. Exit 0
+	 * is a success, whose stdout must be the unarmed run's; another exit
+	 * is a failure, whose stderr must name an allowed errno in
+	 * strerror()'s words. check() runs in the parent, after the end.
+	 */
+	char *const *workload;
+	/* With workload: the bound on one run, and on the sweep's points. */
+	unsigned int point_s;
+	int max_points;
+	/*
+	 * With workload: arm the command only at its first call of syscall
+	 * arm_nr (whose second argument, a path, starts with arm_path, if
+	 * set) rather than at the exec event, so that the points of its
+	 * start-up (its loader, some 300 page faults of busybox's image)
+	 * are not swept again and again. Traced with PTRACE_SYSCALL until
+	 * then.
+	 */
+	bool arm_at_call;
+	long arm_nr;
+	const char *arm_path;
 	/* Passed to every callback. */
 	void *arg;
 	/* In the child, unarmed: returns 0 or -errno. Optional. */
@@ -95,6 +123,32 @@ struct failnth_child_stats {
 	int by_signal[NSIG];
 };
 
+/* A workload's stdout and stderr, memfds the parent reads after each run. */
+static int failnth_work_out = -1, failnth_work_err = -1;
+
+/*
+ * The child's side of a workload point: prepare, stop for the parent's
+ * ptrace, run the command. The parent arms it at the exec event. Exit 3
+ * when prepare() failed, 127 when the command could not be run.
+ */
+static void failnth_work_exec(const struct failnth_child_scenario *sc)
+{
+	int null;
+
+	null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (null < 0 || dup2(null, 0) < 0)
+		_exit(1);
+	/* It may chdir() and give the command another stdin. */
+	if (sc->prepare && sc->prepare(sc->arg))
+		_exit(3);
+	if (dup2(failnth_work_out, 1) < 0 || dup2(failnth_work_err, 2) < 0)
+		_exit(1);
+	if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) || raise(SIGSTOP))
+		_exit(1);
+	execv(sc->workload[0], sc->workload);
+	_exit(127);
+}
+
 /*
  * The child's side of one point; never returns. Exit code 0 after a report,
  * 1..3 when it could not get as far as the action.
@@ -103,10 +157,16 @@ static void failnth_child_run(const struct failnth_child_scenario *sc, int n,
 			      bool lie, int report_fd)
 {
 	struct failnth_child_report rep = {};
+	sigset_t chld;
 	int fd, err;
 
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL))
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) ||
+	    sigprocmask(SIG_UNBLOCK, &chld, NULL))
 		_exit(1);
+	if (sc->workload)
+		failnth_work_exec(sc);
 	/* Break copy-on-write now: our own faults are not the action's. */
 	if (mlockall(MCL_CURRENT))
 		_exit(1);
@@ -135,16 +195,49 @@ static void failnth_child_run(const struct failnth_child_scenario *sc, int n,
 }
 
 /*
+ * SIGCHLD, blocked, as an fd: a child's exit or ptrace stop makes it
+ * readable, so that a wait with a deadline sleeps in poll() until then.
+ * (Polling waitid() with a short sleep cost a scheduler tick per stop: 10
+ * ms at UML's HZ=100, for each of a traced command's start-up syscalls.)
+ * Set up once; -errno if it cannot be.
+ */
+static int failnth_sigchld_fd(void)
+{
+	static int fd = -1;
+	sigset_t set;
+
+	if (fd >= 0)
+		return fd;
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, &set, NULL))
+		return -errno;
+	fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	return fd >= 0 ? fd : -errno;
+}
+
+/*
  * Waits for a state change of @pid among @options (WEXITED, WSTOPPED),
  * without consuming an exit: 0 with @info filled in, -ETIMEDOUT after
- * @timeout_s, or -errno. Polls: waitid() has no deadline of its own.
+ * @timeout_s, or -errno. waitid() has no deadline of its own: between
+ * tries it sleeps in poll() on SIGCHLD (failnth_sigchld_fd()), or for a
+ * millisecond where a stop sends none (SA_NOCLDSTOP, which a program sets
+ * when the SIGCHLD of a stop would be an allocation its armed child makes).
  */
 static int failnth_child_wait(pid_t pid, int options, siginfo_t *info,
 			      unsigned int timeout_s)
 {
-	const struct timespec tick = { 0, 1000 * 1000 };
+	struct signalfd_siginfo drain[8];
+	struct pollfd pfd = { .events = POLLIN };
 	struct timespec start;
+	struct sigaction sa;
+	bool quiet;
+	double left;
 
+	pfd.fd = failnth_sigchld_fd();
+	if (pfd.fd < 0 || sigaction(SIGCHLD, NULL, &sa))
+		return pfd.fd < 0 ? pfd.fd : -errno;
+	quiet = (options & WSTOPPED) && (sa.sa_flags & SA_NOCLDSTOP);
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	for (;;) {
 		memset(info, 0, sizeof(*info));
@@ -152,9 +245,14 @@ static int failnth_child_wait(pid_t pid, int options, siginfo_t *info,
 			return -errno;
 		if (info->si_pid == pid)
 			break;
-		if (failnth_elapsed(&start) > timeout_s)
+		left = timeout_s - failnth_elapsed(&start);
+		if (left <= 0)
 			return -ETIMEDOUT;
-		nanosleep(&tick, NULL);
+		if (poll(&pfd, 1, quiet ? 1 : (int)(left * 1000) + 1) < 0 &&
+		    errno != EINTR)
+			return -errno;
+		while (read(pfd.fd, drain, sizeof(drain)) > 0)
+			;
 	}
 	/* A stop is consumed now; an exit once the zombie has been read. */
 	if (info->si_code == CLD_STOPPED || info->si_code == CLD_TRAPPED) {
@@ -239,12 +337,78 @@ static bool failnth_child_clean(const struct failnth_child_scenario *sc,
  * is set when the exec event was seen (then *ret is 0). Returns 0, or
  * -ETIMEDOUT, or -EPROTO with @why filled in.
  */
+/*
+ * The syscall @pid is stopped at: its number and second argument, and
+ * whether it is entering it (@entry: what alternation says, which is
+ * all there is where PTRACE_GET_SYSCALL_INFO is missing, as in UML
+ * without HAVE_ARCH_TRACEHOOK; there x86_64's registers say the rest).
+ * Returns 0 or -errno.
+ */
+static int failnth_work_syscall(pid_t pid, bool *entry, long *nr,
+				unsigned long *arg1)
+{
+	struct __ptrace_syscall_info si;
+
+	if (ptrace(PTRACE_GET_SYSCALL_INFO, pid, sizeof(si), &si) > 0) {
+		*entry = si.op == PTRACE_SYSCALL_INFO_ENTRY;
+		*nr = si.entry.nr;
+		*arg1 = si.entry.args[1];
+		return 0;
+	}
+#ifdef __x86_64__
+	{
+		struct user_regs_struct regs;
+
+		if (!ptrace(PTRACE_GETREGS, pid, NULL, &regs)) {
+			*nr = regs.orig_rax;
+			*arg1 = regs.rsi;
+			return 0;
+		}
+	}
+#endif
+	return -errno;
+}
+
+/*
+ * Whether @pid, stopped at a syscall, is entering the call a workload is
+ * armed at: 1, 0, or -errno. *@in_call alternates, from true at the exec
+ * event (inside execve()).
+ */
+static int failnth_work_arm_here(const struct failnth_child_scenario *sc,
+				 pid_t pid, bool *in_call)
+{
+	char path[256] = "";
+	struct iovec local = { path, sizeof(path) - 1 }, remote;
+	unsigned long arg1 = 0;
+	bool entry = !*in_call;
+	long nr = -1;
+	int err;
+
+	err = failnth_work_syscall(pid, &entry, &nr, &arg1);
+	if (err)
+		return err;
+	*in_call = entry;
+	if (!entry || nr != sc->arm_nr)
+		return 0;
+	if (!sc->arm_path)
+		return 1;
+	remote.iov_base = (void *)arg1;
+	remote.iov_len = sizeof(path) - 1;
+	/* A short read is fine: the path ends before the page does. */
+	if (process_vm_readv(pid, &local, 1, &remote, 1, 0) < 0)
+		return -errno;
+	return !strncmp(path, sc->arm_path, strlen(sc->arm_path));
+}
+
 static int failnth_child_trace(const struct failnth_child_scenario *sc,
-			       pid_t pid, int nth_fd, siginfo_t *info,
+			       pid_t pid, int nth_fd, int n, siginfo_t *info,
 			       int *fired, int *ret, bool *execed, char *why,
 			       size_t size)
 {
-	int err, sig;
+	const int sysgood = sc->workload ? PTRACE_O_TRACESYSGOOD : 0;
+	unsigned int secs = FAILNTH_CHILD_POINT_S;
+	bool armed = false, in_call = true;
+	int err, sig, req;
 
 	err = failnth_child_wait(pid, WEXITED | WSTOPPED, info,
 				 FAILNTH_CHILD_POINT_S);
@@ -258,33 +422,426 @@ static int failnth_child_trace(const struct failnth_child_scenario *sc,
 		return -EPROTO;
 	}
 	if (ptrace(PTRACE_SETOPTIONS, pid, NULL,
-		   PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL) ||
+		   PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL | sysgood) ||
 	    ptrace(PTRACE_CONT, pid, NULL, NULL)) {
 		snprintf(why, size, "ptrace: %s", strerror(errno));
 		return -EPROTO;
 	}
 	for (;;) {
-		err = failnth_child_wait(pid, WEXITED | WSTOPPED, info,
-					 FAILNTH_CHILD_POINT_S);
+		err = failnth_child_wait(pid, WEXITED | WSTOPPED, info, secs);
 		if (err)
 			return err;
+		if (info->si_code != CLD_TRAPPED && *execed && !armed &&
+		    sc->workload && sc->arm_at_call) {
+			snprintf(why, size,
+				 "the command ended before syscall %ld",
+				 sc->arm_nr);
+			return -EPROTO;
+		}
 		if (info->si_code != CLD_TRAPPED)
 			return 0;
 		sig = info->si_status;
-		if (sig == (SIGTRAP | PTRACE_EVENT_EXEC << 8)) {
+		req = *execed ? PTRACE_DETACH : PTRACE_CONT;
+		if (sig == (SIGTRAP | PTRACE_EVENT_EXEC << 8) && sc->workload) {
+			/* The command has not run yet: arm it now or later. */
+			*fired = 0;
+			*execed = true;
+			sig = 0;
+			if (sc->point_s)
+				secs = sc->point_s;
+			armed = !sc->arm_at_call;
+			req = armed ? PTRACE_DETACH : PTRACE_SYSCALL;
+		} else if (sig == (SIGTRAP | 0x80) && sc->workload) {
+			sig = 0;
+			err = failnth_work_arm_here(sc, pid, &in_call);
+			if (err < 0) {
+				snprintf(why, size, "reading the syscall: %s",
+					 strerror(-err));
+				return -EPROTO;
+			}
+			armed = err;
+			req = armed ? PTRACE_DETACH : PTRACE_SYSCALL;
+		} else if (sc->workload && *execed && !armed) {
+			/* A signal during start-up: deliver it, trace on. */
+			req = PTRACE_SYSCALL;
+		} else if (sig == (SIGTRAP | PTRACE_EVENT_EXEC << 8)) {
 			/* The new image has not run yet: read, disarm, go. */
 			*fired = failnth_disarm(nth_fd);
 			*ret = 0;
 			*execed = true;
 			sig = 0;
 		}
-		if (ptrace(*execed ? PTRACE_DETACH : PTRACE_CONT, pid, NULL,
-			   (void *)(long)sig)) {
+		if (armed && req == PTRACE_DETACH && sc->workload) {
+			err = n ? failnth_arm(nth_fd, n) : 0;
+			if (err) {
+				snprintf(why, size, "arming the command: %s",
+					 strerror(-err));
+				return -EPROTO;
+			}
+		}
+		if (ptrace(req, pid, NULL, (void *)(long)sig)) {
 			snprintf(why, size, "ptrace resume: %s",
 				 strerror(errno));
 			return -EPROTO;
 		}
 	}
+}
+
+static const char failnth_work_stall_fmt[] =
+	"stall: %s: n=%d: the command did not end within %us\n";
+static const char failnth_work_norun_fmt[] =
+	"the command did not run: exit %d (3: prepare, 127: execve)";
+static const char failnth_work_stdout_fmt[] =
+	"stdout differs from the unarmed run's at byte %zu (%zd/%zu): \"%s\" for \"%s\"";
+static const char failnth_work_cap_fmt[] =
+	"failnth_cap %s.%s: stopped at the cap of %d points, the command goes on\n";
+
+/* What one run of a workload came to. */
+struct failnth_work_end {
+	/* The fatal signal, or 0 when it exited. */
+	int sig;
+	int code;
+	/* 0: exit 0; -errno: a failure whose stderr names errno; -EPROTO. */
+	int ret;
+	int fired;
+	/* The first line of stderr. */
+	char said[160];
+};
+
+/*
+ * The errno whose strerror() text @text names first, 0 if none does. EPROTO
+ * ("Protocol error") is how a failure naming none is told apart.
+ */
+static int failnth_work_errno(const char *text)
+{
+	const char *at, *first = NULL;
+	int err = 0;
+	size_t i;
+
+	/* The first error said, not its consequences said after it. */
+	for (i = 0; i < ARRAY_SIZE(failnth_errnos); i++) {
+		at = strstr(text, strerror(failnth_errnos[i].err));
+		if (at && (!first || at < first)) {
+			first = at;
+			err = failnth_errnos[i].err;
+		}
+	}
+	return err;
+}
+
+/*
+ * Reads @fd, a workload's stdout or stderr, from its start into @buf (at
+ * most @size - 1 bytes, NUL-terminated): the length, or -errno.
+ */
+static ssize_t failnth_work_read(int fd, char *buf, size_t size)
+{
+	/* What the command wrote ends at the offset it shares with @fd. */
+	off_t end = lseek(fd, 0, SEEK_CUR);
+	ssize_t len;
+
+	if (end < 0)
+		return -errno;
+	len = pread(fd, buf, (size_t)end < size - 1 ? (size_t)end : size - 1,
+		    0);
+
+	if (len < 0)
+		return -errno;
+	buf[len] = '\0';
+	return len;
+}
+
+/*
+ * Runs @sc's workload once with its @n-th point failing (0: none): a child
+ * prepares, stops, and execve()s the command; the parent arms it at the
+ * exec event and waits for its end within point_s, reads from the zombie
+ * whether the fault fired, then reaps it. Returns 0 with @end filled in,
+ * or -1 when the run broke or stalled (reported, with the evidence of a
+ * stall gathered before the kill).
+ */
+static int failnth_work_run(struct __test_metadata *_metadata,
+			    const struct failnth_child_scenario *sc, int n,
+			    struct failnth_work_end *end)
+{
+	char why[256] = "", path[64], text[4096], *nl;
+	int nth_fd, err, fired = 0, ret = 0;
+	bool execed = false;
+	siginfo_t info;
+	pid_t pid;
+
+	memset(end, 0, sizeof(*end));
+	/* Rewound, not emptied: the command's writes reuse the pages. */
+	ASSERT_EQ(0, lseek(failnth_work_out, 0, SEEK_SET) |
+			     lseek(failnth_work_err, 0, SEEK_SET));
+	fflush(NULL);
+	pid = fork();
+	ASSERT_LE(0, pid)
+	{
+		TH_LOG("%s: n=%d: fork: %s", sc->name, n, strerror(errno));
+	}
+	if (!pid)
+		failnth_child_run(sc, n, false, -1);
+	snprintf(path, sizeof(path), "/proc/%d/fail-nth", pid);
+	nth_fd = open(path, O_RDWR | O_CLOEXEC);
+	if (nth_fd < 0) {
+		err = -errno;
+		failnth_child_kill(pid);
+		EXPECT_EQ(0, err)
+		{
+			TH_LOG("%s: n=%d: opening %s: %s", sc->name, n, path,
+			       strerror(-err));
+		}
+		return -1;
+	}
+	err = failnth_child_trace(sc, pid, nth_fd, n, &info, &fired, &ret,
+				  &execed, why, sizeof(why));
+	if (err == -ETIMEDOUT) {
+		ksft_print_msg(failnth_work_stall_fmt, sc->name, n,
+			       execed ? sc->point_s : FAILNTH_CHILD_POINT_S);
+		stall_evidence(NULL, &pid, 1);
+	}
+	if (!err && !execed) {
+		snprintf(why, sizeof(why), failnth_work_norun_fmt,
+			 info.si_status);
+		err = -EPROTO;
+	}
+	if (!err)
+		end->fired = n ? failnth_disarm(nth_fd) : 0;
+	if (err)
+		failnth_child_kill(pid);
+	else
+		failnth_child_reap(pid);
+	close(nth_fd);
+	EXPECT_EQ(0, err)
+	{
+		TH_LOG("%s: n=%d: %s", sc->name, n,
+		       err == -EPROTO ? why : strerror(-err));
+	}
+	if (err)
+		return -1;
+	EXPECT_LE(0, end->fired)
+	{
+		TH_LOG("%s: n=%d: reading the command's fail-nth: %s", sc->name,
+		       n, strerror(-end->fired));
+	}
+	if (end->fired < 0)
+		return -1;
+
+	failnth_work_read(failnth_work_err, text, sizeof(text));
+	nl = strchr(text, '\n');
+	if (nl)
+		*nl = '\0';
+	snprintf(end->said, sizeof(end->said), "%.*s",
+		 (int)sizeof(end->said) - 1, text);
+	if (info.si_code != CLD_EXITED) {
+		end->sig = info.si_status;
+	} else if (info.si_status) {
+		end->code = info.si_status;
+		failnth_work_read(failnth_work_err, text, sizeof(text));
+		err = failnth_work_errno(text);
+		end->ret = err ? -err : -EPROTO;
+	}
+	return 0;
+}
+
+/* A workload's stdout from its unarmed run, which a success must repeat. */
+static struct {
+	char *buf;
+	size_t len;
+} failnth_work_ref;
+
+/*
+ * Up to 16 bytes of @buf from @at, printable, in one of two static
+ * buffers (@which), for a message.
+ */
+static const char *failnth_work_excerpt(const char *buf, size_t len, size_t at,
+					int which)
+{
+	static char text[2][16 * 4 + 1];
+	char *t = text[which];
+	size_t i;
+
+	for (i = at; i < len && i < at + 16; i++)
+		t += sprintf(t,
+			     buf[i] >= ' ' && buf[i] <= '~' ? "%c" : "\\x%02x",
+			     (unsigned char)buf[i]);
+	*t = '\0';
+	return text[which];
+}
+
+/* Whether the stdout of the run just ended is the unarmed run's. */
+static bool failnth_work_same_out(char *why, size_t size)
+{
+	static char buf[1 << 20];
+	ssize_t len = failnth_work_read(failnth_work_out, buf, sizeof(buf));
+	size_t i;
+
+	if (len < 0) {
+		snprintf(why, size, "reading stdout: %s", strerror(-len));
+		return false;
+	}
+	for (i = 0; i < (size_t)len && i < failnth_work_ref.len; i++)
+		if (buf[i] != failnth_work_ref.buf[i])
+			break;
+	if (i == (size_t)len && i == failnth_work_ref.len)
+		return true;
+	snprintf(why, size, failnth_work_stdout_fmt, i, len,
+		 failnth_work_ref.len, failnth_work_excerpt(buf, len, i, 0),
+		 failnth_work_excerpt(failnth_work_ref.buf,
+				      failnth_work_ref.len, i, 1));
+	return false;
+}
+
+/*
+ * Judges one run of a workload: @end against the scenario's errnos and
+ * fates, stdout against the unarmed run's, then sc->check() told @ret
+ * (the truth, or a mutation's lie). Returns whether all of it holds; @why
+ * says what did not.
+ */
+static bool failnth_work_judge(const struct failnth_child_scenario *sc,
+			       const struct failnth_work_end *end, int ret,
+			       char *why, size_t size)
+{
+	char more[512];
+	bool ok = true;
+
+	why[0] = '\0';
+	more[0] = '\0';
+	if (end->ret == -EPROTO) {
+		snprintf(more, sizeof(more),
+			 "exit %d, and stderr names no errno: \"%s\"",
+			 end->code, end->said);
+		ok = failnth_also(ok, false, why, size, more);
+	} else {
+		ok = failnth_also(ok,
+				  failnth_child_clean(sc, end->sig, end->ret,
+						      end->fired, more,
+						      sizeof(more)),
+				  why, size, more);
+	}
+	more[0] = '\0';
+	if (!end->sig && !end->ret)
+		ok = failnth_also(ok, failnth_work_same_out(more, sizeof(more)),
+				  why, size, more);
+	more[0] = '\0';
+	if (!end->sig)
+		ok = failnth_also(ok,
+				  sc->check(sc->arg, ret, more, sizeof(more)),
+				  why, size, more);
+	more[0] = '\0';
+	return failnth_also(ok, failnth_no_child(more, sizeof(more)), why, size,
+			    more);
+}
+
+/*
+ * One point of a workload, as failnth_child_point(). Returns 1 if the
+ * fault fired, 0 if not (the sweep is over), -1 when the sweep broke.
+ */
+static int failnth_work_point(struct __test_metadata *_metadata,
+			      const struct failnth_child_scenario *sc, int n,
+			      struct failnth_child_stats *cs)
+{
+	struct failnth_work_end end;
+	char why[1024], name[24];
+	const char *outcome;
+	bool ok;
+
+	if (failnth_work_run(_metadata, sc, n, &end)) {
+		cs->st.wrong++;
+		return -1;
+	}
+	ok = failnth_work_judge(sc, &end, end.ret, why, sizeof(why));
+	if (end.sig)
+		outcome = strsignal(end.sig);
+	else if (end.ret)
+		outcome = failnth_errno_name(-end.ret, name, sizeof(name));
+	else
+		outcome = "success";
+	if (end.fired) {
+		cs->st.points++;
+		if (end.sig) {
+			cs->killed++;
+			cs->by_signal[end.sig]++;
+		} else {
+			cs->exited++;
+			if (end.ret)
+				failnth_count_errno(&cs->st, -end.ret);
+			else
+				cs->st.success++;
+		}
+	}
+	if (failnth_verbose())
+		ksft_print_msg("n=%d fired=%d outcome=%s%s%s\n", n, end.fired,
+			       outcome, ok ? "" : " wrong: ", why);
+	EXPECT_TRUE(ok)
+	{
+		TH_LOG("%s: n=%d: %s (exit %d: \"%s\"): %s", sc->name, n,
+		       outcome, end.code, end.said, why);
+	}
+	if (!ok)
+		cs->st.wrong++;
+	return end.fired;
+}
+
+/*
+ * Sets up a workload's sweep: the memfds for its output, and its unarmed
+ * run, which must succeed and whose stdout every success must repeat.
+ * Returns 0, or -1 when it could not (already reported).
+ */
+static int failnth_work_begin(struct __test_metadata *_metadata,
+			      const struct failnth_child_scenario *sc)
+{
+	static char buf[1 << 20];
+	struct failnth_work_end end;
+	char why[1024];
+	ssize_t len;
+
+	failnth_work_out = memfd_create("failnth-stdout", MFD_CLOEXEC);
+	failnth_work_err = memfd_create("failnth-stderr", MFD_CLOEXEC);
+	EXPECT_TRUE(failnth_work_out >= 0 && failnth_work_err >= 0)
+	{
+		TH_LOG("%s: memfd_create: %s", sc->name, strerror(errno));
+	}
+	if (failnth_work_out < 0 || failnth_work_err < 0)
+		return -1;
+	/*
+	 * The command's output must cost it no allocation, or its own writes
+	 * to stdout and stderr would be swept (and a tool that loses its
+	 * output quietly on ENOMEM, as busybox cpio does, would be judged):
+	 * stderr's pages are allocated here, stdout's by the unarmed run, and
+	 * every run writes over them.
+	 */
+	EXPECT_EQ(0, fallocate(failnth_work_err, 0, 0, 65536))
+	{
+		TH_LOG("%s: fallocate on a memfd: %s", sc->name,
+		       strerror(errno));
+	}
+	if (failnth_work_run(_metadata, sc, 0, &end))
+		return -1;
+	len = failnth_work_read(failnth_work_out, buf, sizeof(buf));
+	failnth_work_ref.buf = buf;
+	failnth_work_ref.len = len > 0 ? len : 0;
+	EXPECT_TRUE(len >= 0 && len < (ssize_t)sizeof(buf) - 1)
+	{
+		TH_LOG("%s: the unarmed run's stdout: %zd bytes, at most %zu kept",
+		       sc->name, len, sizeof(buf) - 2);
+	}
+	EXPECT_TRUE(!end.sig && !end.code &&
+		    failnth_work_judge(sc, &end, 0, why, sizeof(why)))
+	{
+		TH_LOG("%s: fails with no fault injected: exit %d signal %d: \"%s\" %s",
+		       sc->name, end.code, end.sig, end.said, why);
+	}
+	return _metadata->exit_code == KSFT_PASS ? 0 : -1;
+}
+
+static void failnth_work_end(void)
+{
+	if (failnth_work_out >= 0)
+		close(failnth_work_out);
+	if (failnth_work_err >= 0)
+		close(failnth_work_err);
+	failnth_work_out = -1;
+	failnth_work_err = -1;
 }
 
 /*
@@ -306,6 +863,8 @@ static int failnth_child_point(struct __test_metadata *_metadata,
 	ssize_t len;
 	pid_t pid;
 
+	if (sc->workload)
+		return failnth_work_point(_metadata, sc, n, cs);
 	ASSERT_EQ(0, pipe2(pipefd, O_CLOEXEC));
 	fflush(NULL);
 	pid = fork();
@@ -332,8 +891,8 @@ static int failnth_child_point(struct __test_metadata *_metadata,
 		return -1;
 	}
 	if (sc->traced_exec)
-		err = failnth_child_trace(sc, pid, nth_fd, &info, &fired, &ret,
-					  &execed, why, sizeof(why));
+		err = failnth_child_trace(sc, pid, nth_fd, n, &info, &fired,
+					  &ret, &execed, why, sizeof(why));
 	else
 		err = failnth_child_wait(pid, WEXITED, &info,
 					 FAILNTH_CHILD_POINT_S);
@@ -341,10 +900,11 @@ static int failnth_child_point(struct __test_metadata *_metadata,
 		const char *fmt =
 			"stall: %s: n=%d: the child did not finish within %ds\n";
 
+		ksft_print_msg(fmt, sc->name, n, FAILNTH_CHILD_POINT_S);
+		stall_evidence(NULL, &pid, 1);
 		failnth_child_kill(pid);
 		close(nth_fd);
 		close(pipefd[0]);
-		ksft_print_msg(fmt, sc->name, n, FAILNTH_CHILD_POINT_S);
 		EXPECT_NE(-ETIMEDOUT, err);
 		cs->st.wrong++;
 		return -1;
@@ -549,6 +1109,64 @@ static int failnth_child_lie_point(struct __test_metadata *_metadata,
 	return !info.si_status && len == sizeof(*rep) ? 1 : -1;
 }
 
+/*
+ * failnth_mutate() for a workload: each run whose command failed is judged
+ * as if it had exited 0, and the stdout comparison or the check must
+ * notice; the unarmed run's success is told as ENOMEM.
+ */
+static void failnth_work_mutate(struct __test_metadata *_metadata,
+				const struct failnth_child_scenario *sc)
+{
+	struct failnth_work_end end, lie;
+	struct failnth_lies lies = {};
+	struct timespec start;
+	char why[1024];
+	bool caught, cut = true;
+	int n, last = sc->max_points ? sc->max_points : FAILNTH_MAX_POINTS;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	if (failnth_work_begin(_metadata, sc))
+		return;
+	if (sc->success_unseen) {
+		ksft_print_msg("mutate %s: success as ENOMEM: not tried: %s\n",
+			       sc->name, sc->success_unseen);
+	} else {
+		lie = (struct failnth_work_end){ .code = 1,
+						 .ret = -ENOMEM,
+						 .fired = 1 };
+		caught = !failnth_work_judge(sc, &lie, -ENOMEM, why,
+					     sizeof(why));
+		EXPECT_TRUE(caught)
+		{
+			TH_LOG("%s: success told as ENOMEM, not noticed: no check sees the effect",
+			       sc->name);
+		}
+		ksft_print_msg("mutate %s: success as ENOMEM: %s%s\n", sc->name,
+			       caught ? "caught: " : "NOT caught",
+			       caught ? why : "");
+	}
+	for (n = 1; n <= last; n++) {
+		if (failnth_elapsed(&start) > sc->deadline_s)
+			break;
+		if (failnth_work_run(_metadata, sc, n, &end) || !end.fired) {
+			cut = false;
+			break;
+		}
+		if (end.sig || !end.ret) {
+			/* The truth, for the check's cleanup after the run. */
+			failnth_work_judge(sc, &end, end.ret, why, sizeof(why));
+			continue;
+		}
+		lie = end;
+		lie.ret = 0;
+		lie.code = 0;
+		caught = !failnth_work_judge(sc, &lie, 0, why, sizeof(why));
+		failnth_lie_told(&lies, n, -end.ret, caught, why);
+	}
+	failnth_work_end();
+	failnth_mutate_summary(_metadata, sc->name, &lies, cut && n <= last, n);
+}
+
 /* failnth_mutate() for a call made in a child. */
 static void failnth_child_mutate(struct __test_metadata *_metadata,
 				 const struct failnth_child_scenario *sc)
@@ -559,6 +1177,10 @@ static void failnth_child_mutate(struct __test_metadata *_metadata,
 	bool caught = false, cut = true;
 	struct timespec start;
 
+	if (sc->workload) {
+		failnth_work_mutate(_metadata, sc);
+		return;
+	}
 	if (sc->traced_exec) {
 		/*
 		 * The parent judges a traced execve by its exec event and the
@@ -634,10 +1256,14 @@ static void failnth_child_sweep(struct __test_metadata *_metadata,
 		EXPECT_EQ(0, err);
 		return;
 	}
+	if (sc->workload && sc->max_points)
+		last = sc->max_points;
 	if (only && atoi(only) > 0) {
 		n = atoi(only);
 		last = n;
 	}
+	if (sc->workload && failnth_work_begin(_metadata, sc))
+		fired = -1;
 	for (; n <= last && fired > 0; n++) {
 		if (failnth_elapsed(&start) > sc->deadline_s) {
 			timed_out = true;
@@ -650,11 +1276,16 @@ static void failnth_child_sweep(struct __test_metadata *_metadata,
 		TH_LOG("%s: sweep still running after %us, at n=%d", sc->name,
 		       sc->deadline_s, n);
 	}
+	failnth_work_end();
 	EXPECT_FALSE(fired > 0 && !timed_out && last == FAILNTH_MAX_POINTS)
 	{
 		TH_LOG("%s: sweep hit its bound of %d points", sc->name,
 		       FAILNTH_MAX_POINTS);
 	}
+	/* A workload's cap is its own: said, and the sweep stands. */
+	if (fired > 0 && !timed_out && sc->workload && last == sc->max_points)
+		ksft_print_msg(failnth_work_cap_fmt, sc->name,
+			       failnth_mode_name[mode], last);
 	EXPECT_FALSE(mode == FAILNTH_BOTH && !cs.st.points && !timed_out)
 	{
 		TH_LOG("%s: no injection point fired: fail-nth does not reach this call",
