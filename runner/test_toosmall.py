@@ -269,8 +269,12 @@ class Sites(unittest.TestCase):
 		self.assertNotIn('sites', run['tests'][2])
 		self.assertEqual(4, run['sites']['distinct'])
 		# Distinct per program, in the summary too.
-		self.assertEqual({'failnth_fs': 4}, run['sites']['by_program'])
+		# Both and slab sweeps: 5 points each, one __GFP_NOWARN each.
+		self.assertEqual({'distinct': 4, 'points': 10, 'unattributed': 2},
+				 run['sites']['by_program']['failnth_fs'])
+		self.assertEqual(2, run['sites']['unattributed'])
 		self.assertIn('  distinct per program: failnth_fs 4\n', toosmall.summary(run))
+		self.assertIn('2 of 10 fail-nth points unattributed', toosmall.summary(run))
 
 	def test_modes_add_up(self):
 		run = parse_file(os.path.join(LOGS, 'sites.log'))

@@ -607,14 +607,25 @@ def parse_log(lines):
 		run['failnth'] = fn
 	every, per_prog = {}, {}
 	for t in run['tests']:
-		prog = per_prog.setdefault(t['name'].split('.', 1)[0], set())
+		prog = per_prog.setdefault(t['name'].split('.', 1)[0],
+					   {'sites': set(), 'points': 0, 'attributed': 0})
+		prog['points'] += sum(m.get('points', 0) for m in t['metrics'].get('failnth', {}).values())
 		for site, n in t.get('sites', {}).get('by_site', {}).items():
 			every[site] = every.get(site, 0) + n
-			prog.add(site)
+			prog['sites'].add(site)
+			prog['attributed'] += n
 	if every:
+		# A point whose fault printed no stack (__GFP_NOWARN: the fault
+		# injection says nothing) or whose stack named no site is
+		# unattributed: the figure says how much the count misses.
+		progs = {p: {'distinct': len(v['sites']), 'points': v['points'],
+			     'unattributed': max(v['points'] - v['attributed'], 0)}
+			 for p, v in sorted(per_prog.items()) if v['sites'] or v['points']}
 		run['sites'] = {'distinct': len(every),
 				'faults_dumped': sum(every.values()),
-				'by_program': {p: len(v) for p, v in sorted(per_prog.items()) if v},
+				'points': sum(v['points'] for v in progs.values()),
+				'unattributed': sum(v['unattributed'] for v in progs.values()),
+				'by_program': progs,
 				'by_site': dict(sorted(every.items()))}
 	return run
 
@@ -1164,11 +1175,15 @@ def summary(run):
 			lines.append('  points of both modes != slab + page (%d scenarios), e.g. %s' %
 				     (len(fn['modes_apart']), fn['modes_apart'][0]))
 	if run.get('sites'):
-		lines.append('call sites failed (--sites): %d distinct, %d dumped faults' %
-			     (run['sites']['distinct'], run['sites']['faults_dumped']))
-		progs = run['sites'].get('by_program', {})
+		si = run['sites']
+		lines.append('call sites failed (--sites): %d distinct, %d dumped faults%s' %
+			     (si['distinct'], si['faults_dumped'],
+			      '; %d of %d fail-nth points unattributed (no stack: __GFP_NOWARN)' %
+			      (si['unattributed'], si['points']) if si.get('points') else ''))
+		progs = si.get('by_program', {})
 		if progs:
-			lines.append('  distinct per program: ' + ', '.join('%s %d' % kv for kv in progs.items()))
+			lines.append('  distinct per program: ' + ', '.join(
+				'%s %d' % (p, v['distinct']) for p, v in progs.items() if v['distinct']))
 		top = sorted(run['sites']['by_site'].items(), key=lambda kv: -kv[1])[:10]
 		lines.append('  most often: ' + ', '.join('%s %d' % kv for kv in top))
 	for t in run['tests']:

@@ -323,7 +323,18 @@ static void parse_stderr(const char *path, struct fio_result *r)
 			 * perror() style, e.g. "stat: Cannot allocate memory",
 			 * "fio: failed to create dir (D): Cannot allocate memory"
 			 */
-			count_errno(r, fx_errno_of_text(last_text(line)));
+			err = fx_errno_of_text(last_text(line));
+			/*
+			 * "Can't create helper thread: Resource temporarily
+			 * unavailable": pthread_create() says EAGAIN when the
+			 * thread's stack cannot be mapped (glibc's
+			 * nptl/pthread_create.c, "err == ENOMEM ? EAGAIN : err",
+			 * as POSIX has it); the kernel said ENOMEM.
+			 */
+			if (err == EAGAIN &&
+			    strstr(line, "Can't create helper thread: "))
+				err = ENOMEM;
+			count_errno(r, err);
 			if (shown++ < 6)
 				printf("# fio call error: %s\n", line);
 		} else if (strstr(head, "verify") &&

@@ -343,12 +343,15 @@ static int fx_knobs_restore(struct fx_knobs *k)
 /*
  * Failslab and fail_page_alloc fail one in @interval of the allocations of
  * the tasks marked with make-it-fail, sleeping and highmem ones included,
- * any order, silently: 0 or -errno.
+ * any order, silently, or with a stack per fault under FAILNTH_SITES=1
+ * (run.sh --sites names the call sites from them): 0 or -errno.
  */
 static int fx_knobs_arm(unsigned int interval)
 {
 	static const char *const dirs[] = { "failslab", "fail_page_alloc" };
 	const char *highmem = FIO_DEBUGFS "/fail_page_alloc/ignore-gfp-highmem";
+	const char *sites = getenv("FAILNTH_SITES");
+	const char *verbose = sites && !strcmp(sites, "1") ? "2" : "0";
 	char path[PATH_MAX], val[16];
 	int ret = 0;
 	size_t i;
@@ -358,7 +361,7 @@ static int fx_knobs_arm(unsigned int interval)
 		const char *const set[][2] = {
 			{ "probability", "0" },	    { "task-filter", "Y" },
 			{ "ignore-gfp-wait", "N" }, { "times", "-1" },
-			{ "space", "0" },	    { "verbose", "0" },
+			{ "space", "0" },	    { "verbose", verbose },
 			{ "interval", val },	    { "probability", "100" },
 		};
 		size_t j;
