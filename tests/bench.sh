@@ -15,13 +15,18 @@
 #   prog_<name>_s       per program, its tests' time (of the --jobs 1 run)
 #   failnth_points      fail-nth points swept by the default suite
 #   failnth_rate        of those, points per second of sweeping
+#   failnth_call_rate   the same for the single-call sweeps alone
+#   sites_run_s         the suite under --sites, --jobs N
+#   failnth_sites       distinct allocation call sites failed (--sites);
+#                       issue 13's target is >= 500
+#   failnth_unattributed  fail-nth points whose fault printed no stack
 #   debug_failnth_s     the fail-nth subset of make check's group debug
 #                       under --profile debug (KASAN, kmemleak, lockdep)
 #   debug_slowdown      one fail-nth subset under --profile debug against
 #                       the default
 # A command that failed prints "failed", never a time.
 # Works on a copy of the default tree in a temporary cache, so neither your
-# cache nor any tree of yours is touched. Takes about 27 minutes on 2 cores.
+# cache nor any tree of yours is touched. Takes about 35 minutes on 2 cores.
 
 set -u
 TOPDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -103,6 +108,8 @@ n=$(nproc)
 many=$(secs ./run.sh --jobs "$n" --output "$WORK/suite-n")
 figure "suite_jobs${n}_s" "$many" "--jobs $n; target <= 240 on 2 cores"
 number jobs_speedup "$(ratio "$one" "$many")" x "--jobs $n against --jobs 1; target >= 1.7 on 2 cores"
+figure sites_run_s "$(secs ./run.sh --jobs "$n" --sites --output "$WORK/sites")" \
+	"the suite under --sites (a stack dumped per fault)"
 python3 - "$WORK/suite/results.json" <<'PY' 2>/dev/null
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -119,6 +126,12 @@ number failnth_points "$(field "$WORK/suite/results.json" 'r["failnth"]["points"
 	"in $(field "$WORK/suite/results.json" 'r["failnth"]["sweeps"]') sweeps"
 number failnth_rate "$(field "$WORK/suite/results.json" 'r["failnth"]["points_per_s"]')" points/s \
 	"sweeping only (set-up and boots excluded)"
+number failnth_call_rate "$(field "$WORK/suite/results.json" 'r["failnth"]["calls_points_per_s"]')" points/s \
+	"the single-call sweeps alone (not failnth_work's whole commands)"
+number failnth_sites "$(field "$WORK/sites/results.json" 'r["sites"]["distinct"]')" sites \
+	"distinct call sites failed, whole suite under --sites"
+number failnth_unattributed "$(field "$WORK/sites/results.json" 'r["sites"]["unattributed"]')" points \
+	"of $(field "$WORK/sites/results.json" 'r["sites"]["points"]') fail-nth points, no stack (__GFP_NOWARN)"
 
 # The debug profile's cost, on one subset run under both profiles here.
 ./run.sh --profile debug --build-only >>"$WORK/bench.log" 2>&1
