@@ -21,8 +21,17 @@
  *    instruction: the parent reads the count there, so the sweep counts the
  *    points of execve() alone, then disarms the child and lets the new
  *    image exit with exec_code;
+ *  - with workload, the child execve()s a whole command, which the
+ *    parent arms once it runs (at the exec event, or stepped with
+ *    PTRACE_SYSCALL to its first call of a chosen syscall), then lets go:
+ *    the command's exit status, stderr and stdout, and the scenario's
+ *    check run in the parent, are its fate (failnth_work_run());
  *  - no fate within the point's deadline: a stall ("# stall:" line, the
- *    child is killed, the sweep stops).
+ *    blocked tasks' and the child's stacks, then the child is killed and
+ *    the sweep stops).
+ *
+ * The parent sleeps on a signalfd of SIGCHLD between a child's state
+ * changes; a child unblocks SIGCHLD before it runs anything.
  *
  * FAILNTH_ONLY=<n> in the environment runs point n alone (a reproducer for
  * one point, e.g. with FAILNTH_SITES=1 for its stack).
@@ -74,8 +83,9 @@ struct failnth_child_scenario {
 	/*
 	 * A workload, instead of an action: after prepare(), the child
 	 * execve()s workload[0] with workload as its argv, stdout and stderr
-	 * captured. The parent arms the new image at its exec event, so the
-	 * points are the command's own, and lets it run to its end. Exit 0
+	 * captured. The parent arms the new image at its exec event (or
+	 * later, arm_at_call), so the points are the command's own, and lets
+	 * it run to its end. Exit 0
 	 * is a success, whose stdout must be the unarmed run's; another exit
 	 * is a failure, whose stderr must name an allowed errno in
 	 * strerror()'s words. check() runs in the parent, after the end.
@@ -331,13 +341,6 @@ static bool failnth_child_clean(const struct failnth_child_scenario *sc,
 }
 
 /*
- * The ptrace half of a traced_exec point: the child stops at its
- * raise(SIGSTOP), then either at the exec event or not at all. On return,
- * @info holds the child's end (exited or killed, not yet reaped) and *fired
- * is set when the exec event was seen (then *ret is 0). Returns 0, or
- * -ETIMEDOUT, or -EPROTO with @why filled in.
- */
-/*
  * The syscall @pid is stopped at: its number and second argument, and
  * whether it is entering it (@entry: what alternation says, which is
  * all there is where PTRACE_GET_SYSCALL_INFO is missing, as in UML
@@ -400,6 +403,13 @@ static int failnth_work_arm_here(const struct failnth_child_scenario *sc,
 	return !strncmp(path, sc->arm_path, strlen(sc->arm_path));
 }
 
+/*
+ * The ptrace half of a traced_exec point: the child stops at its
+ * raise(SIGSTOP), then either at the exec event or not at all. On return,
+ * @info holds the child's end (exited or killed, not yet reaped) and *fired
+ * is set when the exec event was seen (then *ret is 0). Returns 0, or
+ * -ETIMEDOUT, or -EPROTO with @why filled in.
+ */
 static int failnth_child_trace(const struct failnth_child_scenario *sc,
 			       pid_t pid, int nth_fd, int n, siginfo_t *info,
 			       int *fired, int *ret, bool *execed, char *why,
@@ -543,7 +553,6 @@ static ssize_t failnth_work_read(int fd, char *buf, size_t size)
 		return -errno;
 	len = pread(fd, buf, (size_t)end < size - 1 ? (size_t)end : size - 1,
 		    0);
-
 	if (len < 0)
 		return -errno;
 	buf[len] = '\0';
@@ -553,8 +562,9 @@ static ssize_t failnth_work_read(int fd, char *buf, size_t size)
 /*
  * Runs @sc's workload once with its @n-th point failing (0: none): a child
  * prepares, stops, and execve()s the command; the parent arms it at the
- * exec event and waits for its end within point_s, reads from the zombie
- * whether the fault fired, then reaps it. Returns 0 with @end filled in,
+ * exec event or at its first arm_nr call (failnth_child_trace()), waits
+ * for its end within point_s, reads from the zombie whether the fault
+ * fired, then reaps it. Returns 0 with @end filled in,
  * or -1 when the run broke or stalled (reported, with the evidence of a
  * stall gathered before the kill).
  */
