@@ -1180,8 +1180,10 @@ def summary(run):
 		lines.append('')
 		lines.append('fail-nth: %d points in %d sweeps of %d scenarios, %.1f s, %s points/s' %
 			     (fn['points'], fn['sweeps'], fn['scenarios'], fn['secs'], fn['points_per_s']) +
-			     (' (single calls %s points/s; %d points of whole commands)' %
-			      (fn['calls_points_per_s'], fn['workload_points']) if fn.get('workload_points') else ''))
+			     (' (%s%d points of whole commands)' %
+			      ('single calls %s points/s; ' % fn['calls_points_per_s']
+			       if fn.get('calls_points_per_s') else '', fn['workload_points'])
+			      if fn.get('workload_points') else ''))
 		if fn['modes_apart']:
 			lines.append('  points of both modes != slab + page (%d scenarios), e.g. %s' %
 				     (len(fn['modes_apart']), fn['modes_apart'][0]))

@@ -637,19 +637,18 @@ static int failnth_work_run(struct __test_metadata *_metadata,
 		return -1;
 
 	failnth_work_read(failnth_work_err, text, sizeof(text));
+	if (info.si_code != CLD_EXITED) {
+		end->sig = info.si_status;
+	} else if (info.si_status) {
+		end->code = info.si_status;
+		err = failnth_work_errno(text);
+		end->ret = err ? -err : -EPROTO;
+	}
 	nl = strchr(text, '\n');
 	if (nl)
 		*nl = '\0';
 	snprintf(end->said, sizeof(end->said), "%.*s",
 		 (int)sizeof(end->said) - 1, text);
-	if (info.si_code != CLD_EXITED) {
-		end->sig = info.si_status;
-	} else if (info.si_status) {
-		end->code = info.si_status;
-		failnth_work_read(failnth_work_err, text, sizeof(text));
-		err = failnth_work_errno(text);
-		end->ret = err ? -err : -EPROTO;
-	}
 	return 0;
 }
 

@@ -121,16 +121,6 @@ FIXTURE_VARIANT(work)
 	const char *arm_path;
 };
 
-/* The digest of one entry: FNV-1a over its name, kind, mode and content. */
-static uint64_t fnv(uint64_t h, const void *p, size_t len)
-{
-	const unsigned char *c = p;
-
-	while (len--)
-		h = (h ^ *c++) * 0x100000001b3ULL;
-	return h;
-}
-
 static struct digest_list *digest_list;
 static const char *digest_root;
 static uint64_t digest_sum;
@@ -142,27 +132,27 @@ static int digest_one(const char *path, const struct stat *st, int type,
 		      struct FTW *ftw)
 {
 	static char buf[65536];
-	uint64_t h = 0xcbf29ce484222325ULL;
+	uint64_t h = FNV1A_INIT;
 	const char *rel = path + strlen(digest_root);
 	unsigned int mode = st->st_mode & (digest_attrs ? ~0U : S_IFMT);
 	ssize_t n;
 	int fd;
 
 	(void)ftw;
-	h = fnv(h, rel, strlen(rel));
-	h = fnv(h, &mode, sizeof(mode));
+	h = fnv1a(h, rel, strlen(rel));
+	h = fnv1a(h, &mode, sizeof(mode));
 	if (S_ISREG(st->st_mode)) {
-		h = fnv(h, &st->st_size, sizeof(st->st_size));
-		h = fnv(h, &st->st_nlink, sizeof(st->st_nlink));
+		h = fnv1a(h, &st->st_size, sizeof(st->st_size));
+		h = fnv1a(h, &st->st_nlink, sizeof(st->st_nlink));
 		if (digest_attrs)
-			h = fnv(h, &st->st_mtime, sizeof(st->st_mtime));
+			h = fnv1a(h, &st->st_mtime, sizeof(st->st_mtime));
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0) {
 			digest_err = -errno;
 			return 1;
 		}
 		while ((n = read(fd, buf, sizeof(buf))) > 0)
-			h = fnv(h, buf, n);
+			h = fnv1a(h, buf, n);
 		if (n < 0)
 			digest_err = -errno;
 		close(fd);
@@ -171,7 +161,7 @@ static int digest_one(const char *path, const struct stat *st, int type,
 		if (n < 0)
 			digest_err = -errno;
 		else
-			h = fnv(h, buf, n);
+			h = fnv1a(h, buf, n);
 	} else if (type == FTW_NS || type == FTW_DNR) {
 		digest_err = -EIO;
 	}
@@ -233,26 +223,6 @@ static void digest_diff(const struct digest_list *want, const char *root,
 		}
 	}
 	snprintf(why, size, "%d entries, %d wanted", got.nr, want->nr);
-}
-
-static int rm_one(const char *path, const struct stat *st, int type,
-		  struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	return (type == FTW_DP ? rmdir(path) : unlink(path)) ? -errno : 0;
-}
-
-/* Removes @root and all below it; 0 if it is gone, or -errno. */
-static int rm_tree(const char *root)
-{
-	struct stat st;
-	int err;
-
-	if (lstat(root, &st))
-		return errno == ENOENT ? 0 : -errno;
-	err = nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-	return err < 0 ? -errno : err;
 }
 
 static int write_pattern(const char *path, off_t off, size_t len, int seed)

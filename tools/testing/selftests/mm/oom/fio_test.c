@@ -835,22 +835,13 @@ struct digest {
 static struct digest *digest_cur;
 static const char *digest_root;
 
-static uint64_t fnv1a(uint64_t h, const void *buf, size_t len)
-{
-	const unsigned char *p = buf;
-
-	while (len--)
-		h = (h ^ *p++) * 0x100000001b3ULL;
-	return h;
-}
-
 static int digest_one(const char *path, const struct stat *st, int type,
 		      struct FTW *ftw)
 {
 	static char buf[65536];
 	struct digest *d = digest_cur;
 	struct digest_ent *e;
-	uint64_t h = 0xcbf29ce484222325ULL;
+	uint64_t h = FNV1A_INIT;
 	ssize_t n;
 	int fd;
 
@@ -1188,12 +1179,6 @@ static int fresh_dir(const char *mnt, int n, char *buf, size_t size)
 	return mkdir(buf, 0755) ? -errno : 0;
 }
 
-static int rm_one(const char *path, const struct stat *st, int type,
-		  struct FTW *ftw)
-{
-	return remove(path) ? -errno : 0;
-}
-
 /* Whether a run under a memcg limit completed: no OOM kill, no error. */
 static bool run_fits(const struct fio_result *r)
 {
@@ -1312,7 +1297,7 @@ static long long measure_need(struct __test_metadata *_metadata,
 				       "");
 		fflush(stdout);
 		EXPECT_EQ(0, fx_cg_destroy(self->cg));
-		nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+		rm_tree(dir);
 		if (!n++) {
 			ASSERT_TRUE(run_fits(r))
 			TH_LOG("%s fails without a limit", job);
@@ -1804,8 +1789,7 @@ static void replay_fill(unsigned char *buf, uint64_t seq, uint64_t offset)
 	h->magic = REPLAY_MAGIC;
 	h->seq = seq;
 	h->offset = offset;
-	h->sum = fnv1a(0xcbf29ce484222325ULL, buf + sizeof(*h),
-		       REPLAY_BS - sizeof(*h));
+	h->sum = fnv1a(FNV1A_INIT, buf + sizeof(*h), REPLAY_BS - sizeof(*h));
 }
 
 /* Whether @buf is the block written with @seq at @offset. */

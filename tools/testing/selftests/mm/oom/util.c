@@ -6,10 +6,12 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -97,4 +99,29 @@ int mkfs_xfs(const char *dev)
 	char *const argv[] = { "mkfs.xfs", "-f", "-q", (char *)dev, NULL };
 
 	return run_cmd(argv, 30);
+}
+
+static int rm_one(const char *path, const struct stat *st, int type,
+		  struct FTW *ftw)
+{
+	return remove(path) ? -1 : 0;
+}
+
+int rm_tree(const char *root)
+{
+	struct stat st;
+
+	if (lstat(root, &st))
+		return errno == ENOENT ? 0 : -errno;
+	/* Depth first: a directory goes once it is empty. */
+	return nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS) ? -errno : 0;
+}
+
+uint64_t fnv1a(uint64_t h, const void *buf, size_t len)
+{
+	const unsigned char *p = buf;
+
+	while (len--)
+		h = (h ^ *p++) * 0x100000001b3ULL;
+	return h;
 }

@@ -9,6 +9,7 @@
 #define OOM_UTIL_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /*
@@ -33,5 +34,12 @@ int write_file(const char *path, const char *val);
 
 /* mkfs.xfs -f -q @dev, as run_cmd() returns it. */
 int mkfs_xfs(const char *dev);
+
+/* Removes @root and all below it: 0 once it is gone (or was), or -errno. */
+int rm_tree(const char *root);
+
+/* FNV-1a over @len bytes of @buf, from @h (FNV1A_INIT to begin). */
+#define FNV1A_INIT 0xcbf29ce484222325ULL
+uint64_t fnv1a(uint64_t h, const void *buf, size_t len);
 
 #endif /* OOM_UTIL_H */
