@@ -224,6 +224,14 @@ class Attribution(unittest.TestCase):
 		self.assertIn('killed by SIGSEGV', one['reason'])
 		self.assertIn('exited with 1', two['reason'])
 
+	def test_end_without_its_seconds_still_parses(self):
+		# A guest whose root went away cannot run awk: "secs=" is empty.
+		run = self.lines('TOOSMALL:BEGIN a.one timeout=10',
+				 "timeout: failed to run command './a': Invalid argument",
+				 'TOOSMALL:END a.one rc=126 secs=')
+		self.assertEqual('fail', run['tests'][0]['status'])
+		self.assertIn('126', run['tests'][0]['reason'])
+
 	def test_guest_timeout_is_a_hang(self):
 		run = self.lines('TOOSMALL:BEGIN a.one timeout=10', '#  RUN  one ...',
 				 'TOOSMALL:END a.one rc=124')
