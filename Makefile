@@ -5,7 +5,7 @@
 SERIES_DIR ?= series
 UM_SERIES_DIR ?= um-series
 
-.PHONY: all run check check-debug-full check-baseline lint bench series um-series help
+.PHONY: all run check check-debug-full check-baseline check-qemu lint bench series um-series help
 
 all: help
 
@@ -16,6 +16,8 @@ help:
 	@echo "             debug profile (kmemleak, KASAN, lockdep): ~31 min, by hand"
 	@echo "make check-baseline  --baseline against copies of the default tree"
 	@echo "             (OOM reaper off, a comment, F3's fix): by hand, a build each"
+	@echo "make check-qemu  build the x86_64 kernel (~15 min) and run check's"
+	@echo "             qemu group: make check runs it once the kernel is cached"
 	@echo "make lint    shellcheck, checkpatch and clang-format only"
 	@echo "make bench   build, boot and sweep timings, printed as figures"
 	@echo "make series  the selftests as a kernel patch series, in SERIES_DIR"
@@ -34,6 +36,10 @@ check-debug-full:
 # Not part of check: each of its trees is a kernel build of its own.
 check-baseline:
 	tests/check.sh baseline
+
+# Builds the x86_64 kernel that check's group qemu needs (and skips without).
+check-qemu:
+	tests/check.sh qemu-build
 
 lint:
 	tests/check.sh lint

@@ -26,6 +26,11 @@ Kernel:
                        defaults to --mem 128M, needs 96M)
   --config FILE        extra Kconfig fragment, merged last (repeatable)
   --build-only         build kernel and tests, then stop
+  --vm uml|qemu        uml (default), or qemu: build an x86_64 kernel
+                       (x86_64_defconfig and the same fragments less the
+                       UML-only options) and boot it under QEMU, with KVM
+                       where /dev/kvm is, else TCG (said); same suite,
+                       isolation, deadlines and outputs
 
 Run:
   --mem SIZE           guest memory, default ${DEFAULT_MEM} (13M is the least that boots)
@@ -107,7 +112,7 @@ readonly DEFAULT_RERUNS=2
 readonly OOM_DIR="$TOPDIR/tools/testing/selftests/mm/oom"
 readonly FRAGMENTS=(base fault-injection memcg xfs detectors)
 # Debian package for each program we run; deps_check installs or names them.
-readonly DEPS="make:make gcc:gcc flex:flex bison:bison bc:bc
+DEPS="make:make gcc:gcc flex:flex bison:bison bc:bc
 	setarch:util-linux unshare:util-linux setpriv:util-linux flock:util-linux
 	uml_mconsole:uml-utilities python3:python3 mawk:mawk xz:xz-utils
 	mkfs.xfs:xfsprogs fio:fio patch:patch"
@@ -115,6 +120,10 @@ readonly DEPS="make:make gcc:gcc flex:flex bison:bison bc:bc
 KERNEL_SRC=
 KERNEL=
 PROFILE=default
+# uml, or qemu: an x86_64 kernel under QEMU (KVM where /dev/kvm is).
+VM=uml
+VM_NAME=
+DURATIONS=durations.tsv
 EXTRA_CONFIGS=()
 BUILD_ONLY=0
 MEM=
@@ -158,6 +167,7 @@ parse_args()
 		--kernel-src) need_arg "$1" $#; KERNEL_SRC=$2; shift ;;
 		--kernel) need_arg "$1" $#; KERNEL=$2; shift ;;
 		--profile) need_arg "$1" $#; PROFILE=$2; shift ;;
+		--vm) need_arg "$1" $#; VM=$2; shift ;;
 		--config) need_arg "$1" $#; EXTRA_CONFIGS+=("$2"); shift ;;
 		--build-only) BUILD_ONLY=1 ;;
 		--mem) need_arg "$1" $#; MEM=$2; shift ;;
@@ -196,6 +206,16 @@ parse_args()
 	default | debug) ;;
 	*) die "$EXIT_USAGE" "--profile $PROFILE: use default or debug" ;;
 	esac
+	case "$VM" in
+	uml) kmake_args ;;
+	qemu)
+		kmake_args
+		VM_NAME="an x86_64 QEMU guest"
+		# Its tests' times are not UML's: lanes are dealt by each's own.
+		DURATIONS=durations-qemu.tsv
+		;;
+	*) die "$EXIT_USAGE" "--vm $VM: use uml (the default) or qemu" ;;
+	esac
 	if [ -z "$MEM" ]; then
 		MEM=$DEFAULT_MEM
 		[ "$PROFILE" != debug ] || MEM=$DEBUG_MEM
@@ -214,7 +234,11 @@ parse_args()
 		die "$EXIT_USAGE" "--run-timeout $RUN_TIMEOUT: give whole seconds"
 	[ -z "$KERNEL" ] || [ -z "$KERNEL_SRC" ] ||
 		die "$EXIT_USAGE" "--kernel and --kernel-src exclude each other: pick one"
-	if [ -n "$KERNEL" ]; then
+	if [ -n "$KERNEL" ] && [ "$VM" = qemu ]; then
+		[ -f "$KERNEL" ] ||
+			die "$EXIT_USAGE" "--kernel $KERNEL: not a file (an x86_64 bzImage under --vm qemu)"
+		KERNEL=$(realpath "$KERNEL")
+	elif [ -n "$KERNEL" ]; then
 		if [ ! -f "$KERNEL" ] || [ ! -x "$KERNEL" ]; then
 			die "$EXIT_USAGE" "--kernel $KERNEL: not an executable file (a UML 'linux' binary)"
 		fi
@@ -326,13 +350,19 @@ prepare_kernel()
 		source_default
 	fi
 	for f in "${FRAGMENTS[@]}"; do
+		# UML's smallest bootable kernel; x86_64_defconfig is qemu's.
+		[ "$VM" = uml ] || [ "$f" != base ] || continue
 		frags+=("$TOPDIR/uml-config/$f.config")
 	done
 	[ "$PROFILE" = default ] || frags+=("$TOPDIR/uml-config/$PROFILE.config")
+	# What `make kselftest` asks of a real kernel, and how it boots here.
+	[ "$VM" = uml ] || frags+=("$OOM_DIR/config" "$TOPDIR/uml-config/x86_64.config")
 	frags+=("${EXTRA_CONFIGS[@]}")
 	fragments_check "${frags[@]}"
 	CONFIG_HASH=$(cat "${frags[@]}" | short_hash)
 	key=$(printf '%s\n%s\n%s\n' "$SRC" "$CONFIG_HASH" "$PROFILE" | short_hash)
+	# The UML keys stay what they were; an x86_64 build is its own entry.
+	[ "$VM" = uml ] || key=$(printf '%s\n%s\n' "$key" "$VM" | short_hash)
 	BUILD="$CACHE/build/$key"
 	[ -d "$BUILD" ] || fresh=1
 	mkdir -p "$BUILD" || die "$EXIT_USAGE" "cannot create $BUILD: use --cache DIR"
@@ -343,13 +373,17 @@ prepare_kernel()
 		register_cleanup "[ \"\$BUILD_DONE\" = 1 ] || rm -rf $(printf %q "$BUILD")"
 	TESTS_DIR="$BUILD/kselftest"
 	if [ -z "$KERNEL" ]; then
+		if [ "$VM" = qemu ]; then
+			fragments_x86 "$SRC" "$BUILD/fragments" "${frags[@]}"
+			frags=("${FRAGS_X86[@]}")
+		fi
 		configure "$SRC" "$BUILD" "${frags[@]}"
 		# Debian's tree in our cache never changes: its stamp skips make.
 		# A user's tree may have: make decides what to rebuild.
 		local stamp=
 		[ -n "$KERNEL_SRC" ] || stamp="$SRC $CONFIG_HASH"
 		build "$SRC" "$BUILD" "$stamp"
-		KERNEL="$BUILD/linux"
+		KERNEL="$BUILD/$KIMAGE"
 		RELEASE=$(cat "$BUILD/include/config/kernel.release" 2>/dev/null)
 	else
 		KERNEL_KIND=prebuilt
@@ -362,6 +396,29 @@ prepare_kernel()
 	# shellcheck disable=SC2034 # read by the cleanup registered above
 	BUILD_DONE=1
 	lock_release_all
+}
+
+# qemu_setup: how --vm qemu runs here: KVM when the user QEMU runs as may
+# open /dev/kvm, else TCG, said once; the boot deadline stretched to match.
+qemu_setup()
+{
+	local why
+
+	QEMU_ACCEL=tcg
+	if [ ! -e /dev/kvm ]; then
+		why="no /dev/kvm on this host"
+	elif ! ${SANDBOX_UID:+setpriv --reuid="$SANDBOX_UID" --regid="$SANDBOX_UID" --clear-groups} \
+		test -r /dev/kvm -a -w /dev/kvm; then
+		why="/dev/kvm is not open to uid ${SANDBOX_UID:-$(id -u)}"
+	else
+		QEMU_ACCEL=kvm
+	fi
+	if [ "$QEMU_ACCEL" = tcg ]; then
+		log "qemu: $why: emulating the CPU (TCG), several times slower than KVM"
+		BOOT_SLOWDOWN=6
+	else
+		BOOT_SLOWDOWN=2
+	fi
 }
 
 # size_mb SIZE: SIZE (like 64M or 1G) in megabytes.
@@ -443,8 +500,9 @@ progress_begin()
 # in the whole plan when PLAN has one, for --merge).
 console_header()
 {
-	printf 'TOOSMALL-HOST: kernel release=%s source=%s config_hash=%s profile=%s kind=%s patches=%s\n' \
-		"${RELEASE// /_}" "$SRC" "$CONFIG_HASH" "$PROFILE" "$KERNEL_KIND" "$PATCHES_HASH"
+	printf 'TOOSMALL-HOST: kernel release=%s source=%s config_hash=%s profile=%s kind=%s patches=%s%s\n' \
+		"${RELEASE// /_}" "$SRC" "$CONFIG_HASH" "$PROFILE" "$KERNEL_KIND" "$PATCHES_HASH" \
+		"${VM_NAME:+ vm=$VM accel=$QEMU_ACCEL}"
 	printf 'TOOSMALL-HOST: mem %s\n' "$MEM"
 	[ -z "${2:-}" ] || printf 'TOOSMALL-HOST: shard %s\n' "$2"
 	awk -F'\t' '{ printf "TOOSMALL-HOST: plan %s %s %s%s\n", $1, $5, $4, \
@@ -511,7 +569,7 @@ run_lanes()
 	mkdir -p "$OUT/lanes" "$OUT/guest" || die "$EXIT_USAGE" "cannot create $OUT/lanes"
 	chmod 0755 "$OUT/guest"
 	python3 "$TOPDIR/runner/toosmall.py" lanes "$RUN_TMP/plan.full" "$JOBS" \
-		"$LANES" --durations "$CACHE/durations.tsv" \
+		"$LANES" --durations "$CACHE/$DURATIONS" \
 		--boot-conf "$OOM_DIR/boot.conf" >"$LANES/summary" ||
 		die "$EXIT_INFRA" "could not split the plan into $JOBS lanes"
 	# A Ctrl-C from here on: the lanes stop their UMLs, and what they
@@ -586,6 +644,7 @@ main()
 			${OUT:+--output "$OUT"} ${KNOWN_ISSUES:+--known-issues "$KNOWN_ISSUES"} $KNOWN_ANY
 		return
 	fi
+	[ "$VM" = uml ] || DEPS="$DEPS qemu-system-x86_64:qemu-system-x86"
 	deps_check
 	exec {TTY_ERR}>&2
 	trap cleanup EXIT
@@ -636,6 +695,7 @@ main()
 	else
 		SANDBOX_UID=
 	fi
+	[ "$VM" = uml ] || qemu_setup
 	TMP_MB=$((MEM_MB + 64))
 	SCRATCH_MB=320
 	GUEST_OUT=$OUT/guest
@@ -667,7 +727,7 @@ main()
 		[ -z "$EXEC_CMD" ] || printf '%s\n' "$EXEC_CMD" >"$RUN_TMP/stage/exec"
 		cut -f1-4,6 "$RUN_TMP/plan.full" >"$RUN_TMP/plan.all"
 		console_header "$RUN_TMP/plan.full" "$SHARD" >"$CONSOLE"
-		log "running $TESTS_TOTAL test(s) in UML (mem=$MEM), console: $CONSOLE"
+		log "running $TESTS_TOTAL test(s) in ${VM_NAME:-UML} (mem=$MEM), console: $CONSOLE"
 		[ "$TESTS_TOTAL" = 0 ] || boot_plan
 	fi
 
@@ -679,7 +739,7 @@ main()
 	fi
 	rc=0
 	python3 "$TOPDIR/runner/toosmall.py" parse "$CONSOLE" --output "$OUT" \
-		--durations "$CACHE/durations.tsv" \
+		--durations "$CACHE/$DURATIONS" \
 		${KNOWN_ISSUES:+--known-issues "$KNOWN_ISSUES"} $KNOWN_ANY || rc=$?
 	if [ "$SELF_CHECK" = 1 ]; then
 		# Failures are what the self-check provokes: only a verdict

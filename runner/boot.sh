@@ -14,6 +14,11 @@
 # When one passes: evidence (sysrq w, sysrq m via mconsole), halt, kill.
 
 readonly BOOT_TIMEOUT=30
+# An x86_64 kernel under TCG boots several times slower than UML; set by
+# run.sh from the accelerator.
+BOOT_SLOWDOWN=1
+# The least -m an x86_64 defconfig guest boots and runs the suite in.
+readonly QEMU_MIN_MB=128
 readonly GAP_TIMEOUT=30
 readonly GUEST_GRACE=15
 readonly HALT_TIMEOUT=10
@@ -38,18 +43,71 @@ wait_bounded()
 	return 0
 }
 
-# mconsole CMD...: ask the running UML, bounded; output into the console log.
+# mconsole CMD...: ask the running UML, bounded; output into the console
+# log. Under --vm qemu, QEMU's monitor does the same: "sysrq X" presses
+# alt-sysrq-X on the guest's keyboard, "halt" quits QEMU.
 mconsole()
 {
-	local sock="$RUN_TMP/stage/uml/$UMID/mconsole"
+	local sock="$RUN_TMP/stage/uml/$UMID/mconsole" cmd
 
+	if [ "${VM:-uml}" = qemu ]; then
+		sock="$RUN_TMP/stage/uml/$UMID.mon"
+		case "$*" in
+		"sysrq "?) cmd="sendkey alt-sysrq-${*#sysrq }" ;;
+		halt) cmd=quit ;;
+		*) cmd=$* ;;
+		esac
+	fi
 	[ -S "$sock" ] || {
 		host_mark "mconsole socket missing: $*"
 		return 1
 	}
+	if [ "${VM:-uml}" = qemu ]; then
+		timeout "$MCONSOLE_TIMEOUT" python3 "$TOPDIR/runner/qmon.py" "$sock" "$cmd" 2>&1 |
+			sed 's/^/TOOSMALL-HOST: qemu monitor: /' >>"$CONSOLE"
+		return
+	fi
 	timeout "$MCONSOLE_TIMEOUT" uml_mconsole "$sock" "$@" 2>&1 |
 		grep -v "^Warning: couldn't stat file" |
 		sed 's/^/TOOSMALL-HOST: mconsole: /' >>"$CONSOLE"
+}
+
+# qemu_argv STAGE MEM: the QEMU command line that boots the x86_64 kernel
+# the way UML boots (see boot_once), into VM_ARGV: the host's / read-only
+# over 9p as the root, the run's out dir writable over 9p, the scratch disk
+# as /dev/vda, the serial console on stdout, the monitor on a unix socket
+# in the uml dir. KVM where the user who runs it can open /dev/kvm, else
+# TCG (QEMU_ACCEL says which).
+qemu_argv()
+{
+	local stage=$1 mem=$2 cpu=max
+
+	if [ "$QEMU_ACCEL" = kvm ]; then
+		cpu=host
+	fi
+	VM_ARGV=(qemu-system-x86_64 -nodefaults -no-reboot -display none
+		-accel "$QEMU_ACCEL" -cpu "$cpu" -smp 1 -m "$mem"
+		-kernel "$stage/linux"
+		-serial stdio
+		-monitor "unix:$stage/uml/$UMID.mon,server=on,wait=off"
+		-virtfs "local,path=/,mount_tag=root,security_model=none,readonly=on,multidevs=remap"
+		-virtfs "local,path=$stage/out,mount_tag=out,security_model=none,multidevs=remap"
+		-drive "file=$stage/disk/scratch.img,format=raw,if=virtio,cache=unsafe"
+		-append "console=ttyS0 root=root rootfstype=9p rootflags=trans=virtio,version=9p2000.L,msize=262144,cache=loose ro panic=-1 init=$stage/init toosmall.stage=$stage toosmall.vm=qemu toosmall.sites=$SITES toosmall.mutate=$MUTATE printk.time=1")
+}
+
+# qemu_mem MEM: the -m a guest that asked for MEM gets: no less than
+# QEMU_MIN_MB, the least an x86_64 defconfig kernel boots and runs in.
+qemu_mem()
+{
+	local mb
+
+	mb=$(size_mb "$1")
+	if [ "$mb" -lt "$QEMU_MIN_MB" ]; then
+		host_mark "mem $1 raised to ${QEMU_MIN_MB}M: an x86_64 kernel needs that much"
+		mb=$QEMU_MIN_MB
+	fi
+	printf '%sM\n' "$mb"
 }
 
 # evidence REASON: what the mails had to ask for by hand, before the kill.
@@ -134,25 +192,31 @@ boot_once()
 	else
 		unshare_cmd=(unshare --user --map-root-user --mount --propagation private)
 	fi
-	host_mark "boot $n umid=$UMID mem=$mem kernel=$KERNEL"
+	if [ "${VM:-uml}" = qemu ]; then
+		mem=$(qemu_mem "$mem")
+		qemu_argv "$stage" "$mem"
+	else
+		# shellcheck disable=SC2054 # con0=null,fd:1 is one argument
+		VM_ARGV=(setarch x86_64 -R "$stage/linux" mem="$mem"
+			root=/dev/root rootfstype=hostfs rootflags=/ ro
+			init="$stage/init" toosmall.stage="$stage" toosmall.sites="$SITES"
+			toosmall.mutate="$MUTATE"
+			uml_dir="$stage/uml" umid="$UMID"
+			ubd0="$stage/disk/scratch.img"
+			con0=null,fd:1 con=null printk.time=1)
+	fi
+	host_mark "boot $n umid=$UMID mem=$mem kernel=$KERNEL${QEMU_ACCEL:+ vm=qemu accel=$QEMU_ACCEL}"
 	TS_KERNEL="$KERNEL" TS_INIT="$TOPDIR/runner/guest-init.sh" \
 		TS_TESTS="$TESTS_DIR" TS_OUT="$GUEST_OUT" TS_TMP_MB="$TMP_MB" \
 		setsid "${unshare_cmd[@]}" "$TOPDIR/runner/sandbox.sh" \
-		"$stage" "$SANDBOX_UID" -- \
-		setarch x86_64 -R "$stage/linux" mem="$mem" \
-		root=/dev/root rootfstype=hostfs rootflags=/ ro \
-		init="$stage/init" toosmall.stage="$stage" toosmall.sites="$SITES" \
-		toosmall.mutate="$MUTATE" \
-		uml_dir="$stage/uml" umid="$UMID" \
-		ubd0="$stage/disk/scratch.img" \
-		con0=null,fd:1 con=null printk.time=1 \
+		"$stage" "$SANDBOX_UID" -- "${VM_ARGV[@]}" \
 		</dev/null >"$fifo" 2>&1 &
 	UML_PID=$!
 	# For run.sh's lanes_stop, should this lane be killed before it can
 	# halt its UML itself.
 	[ -z "${LANE:-}" ] || echo "$UML_PID" >"$RUN_TMP/uml.pid"
 
-	deadline=$(($(date +%s) + BOOT_TIMEOUT))
+	deadline=$(($(date +%s) + BOOT_TIMEOUT * BOOT_SLOWDOWN))
 	while :; do
 		mapfile -t -s "$seen" lines <"$events"
 		seen=$((seen + ${#lines[@]}))
@@ -233,6 +297,7 @@ boot_once()
 	[ -z "$cur" ] || host_mark "elapsed $cur secs=$(awk -v a="$t_begin" \
 		-v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f", b - a }')"
 	rm -rf "${stage:?}/uml/$UMID"
+	rm -f "$stage/uml/$UMID.mon"
 	host_mark "boot $n ended${why:+ ($why)}"
 }
 

@@ -13,6 +13,8 @@
 #   tests/  the selftest binaries (read-only)
 #   out/    the only writable host dir: the run's OUTPUT/guest
 # and /dev/ubda is a sparse scratch disk, OOM_SCRATCH_DEV to the tests.
+# Under run.sh --vm qemu (toosmall.vm=qemu) the root and out/ are 9p mounts
+# and the scratch disk is /dev/vda.
 
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/run/toosmall/out
@@ -42,8 +44,10 @@ for word in $cmdline; do
 	toosmall.sites=1) export FAILNTH_SITES=1 ;;
 	# run.sh --mutate: fail-nth checks are lied to (failnth.h).
 	toosmall.mutate=1) export FAILNTH_MUTATE=1 ;;
+	toosmall.vm=qemu) vm=qemu ;;
 	esac
 done
+[ "${vm:-uml}" = uml ] || OOM_SCRATCH_DEV=/dev/vda
 cd "$stage" || {
 	echo "TOOSMALL:ERROR no stage dir '$stage'"
 	poweroff_now
@@ -61,9 +65,13 @@ mount -t cgroup2 cgroup2 /sys/fs/cgroup
 mount -t tmpfs -o mode=0755 tmpfs /run
 mkdir /run/toosmall
 mount --bind . /run/toosmall
-# The root is read-only; out/ gets its own writable hostfs mount. Whether the
-# host lets it write is the host's business (see sandbox.sh).
-mount -t hostfs -o "$stage/out" hostfs /run/toosmall/out
+# The root is read-only; out/ gets its own writable hostfs (or 9p) mount.
+# Whether the host lets it write is the host's business (see sandbox.sh).
+if [ "${vm:-uml}" = qemu ]; then
+	mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 out /run/toosmall/out
+else
+	mount -t hostfs -o "$stage/out" hostfs /run/toosmall/out
+fi
 cd /run/toosmall || poweroff_now
 mount -t tmpfs -o mode=1777 tmpfs /tmp
 mkdir -p "$OOM_STATE_DIR"

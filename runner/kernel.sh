@@ -1,13 +1,27 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 # Stages "source", "configure" and "build": a kernel tree in, a UML binary
-# out, cached in $CACHE/build/<key> where key hashes the tree's real path,
-# the fragments' contents and the profile. The tree is never written: every
-# make runs with O=.
+# (or, under --vm qemu, an x86_64 bzImage) out, cached in $CACHE/build/<key>
+# where key hashes the tree's real path, the fragments' contents, the
+# profile and the VM. The tree is never written: every make runs with O=.
 
 readonly DEFAULT_SRC_PKG=linux-source-6.12
 readonly DEFAULT_SRC_TAR=/usr/src/linux-source-6.12.tar.xz
-readonly UML_MAKE=(ARCH=um SUBARCH=x86_64)
+
+# kmake_args: make's ARCH= for the kernel $VM boots.
+kmake_args()
+{
+	if [ "${VM:-uml}" = qemu ]; then
+		KMAKE=(ARCH=x86_64)
+		KTARGET=bzImage
+		KIMAGE=arch/x86/boot/bzImage
+	else
+		KMAKE=(ARCH=um SUBARCH=x86_64)
+		KTARGET=linux
+		KIMAGE=linux
+	fi
+}
+kmake_args
 
 # The project's own fixes to the default kernel (git format-patch files,
 # applied in name order to the unpacked tree; a user's tree is never patched).
@@ -73,15 +87,16 @@ source_default()
 	SRC=$dir
 }
 
-# source_check DIR: a kernel tree we can build UML from, or die.
+# source_check DIR: a kernel tree we can build UML (or x86_64) from, or die.
 source_check()
 {
-	local src=$1
+	local src=$1 arch=um
 
+	[ "${VM:-uml}" = uml ] || arch=x86
 	[ -d "$src" ] || die "$EXIT_USAGE" "--kernel-src $src: no such directory"
-	if [ ! -f "$src/Makefile" ] || [ ! -d "$src/arch/um" ] ||
+	if [ ! -f "$src/Makefile" ] || [ ! -d "$src/arch/$arch" ] ||
 		[ ! -x "$src/scripts/kconfig/merge_config.sh" ]; then
-		die "$EXIT_USAGE" "--kernel-src $src is not a kernel tree with arch/um: point it at a Linux source tree"
+		die "$EXIT_USAGE" "--kernel-src $src is not a kernel tree with arch/$arch: point it at a Linux source tree"
 	fi
 	[ -f "$src/tools/testing/selftests/kselftest_harness.h" ] ||
 		die "$EXIT_USAGE" "$src has no tools/testing/selftests/kselftest_harness.h: use a full kernel tree"
@@ -103,40 +118,87 @@ fragments_check()
 	done
 }
 
-# configure SRC BUILD FRAGMENT...: merge fragments onto an empty config,
-# olddefconfig, then insist every requested value survived.
-configure()
+# uml_only SRC SYMBOL: SYMBOL exists only for UML: every definition of it
+# is under arch/um or "depends on UML", so an x86_64 kernel leaves it out.
+uml_only()
 {
-	local src=$1 build=$2 hash dropped line key val
+	local src=$1 sym=$2 where found=0
+
+	while IFS= read -r where; do
+		found=1
+		case "$where" in "$src/arch/um/"* | "$src/arch/x86/um/"*) continue ;; esac
+		awk -v sym="config $sym" '$0 == sym { on = 1; next }
+			on && /^(config|menuconfig|endmenu|menu|if|endif|choice|endchoice|source) / { exit }
+			on && /depends on .*\<UML\>/ { found = 1 }
+			END { exit !found }' "$where" || return 1
+	done < <(grep -rlx --include='Kconfig*' "config $sym" "$src/arch/um" "$src/arch/x86" \
+		"$src/drivers" "$src/fs" "$src/mm" "$src/lib" "$src/kernel" "$src/init" 2>/dev/null)
+	[ "$found" = 1 ]
+}
+
+# fragments_x86 SRC DIR FRAGMENT...: copies of the fragments in DIR without
+# their UML-only lines, said once; their paths in FRAGS_X86.
+fragments_x86()
+{
+	local src=$1 dir=$2 f line sym left=()
 	shift 2
 
-	hash=$(cat "$@" | short_hash)
+	FRAGS_X86=()
+	mkdir -p "$dir" || die "$EXIT_USAGE" "cannot create $dir"
+	for f in "$@"; do
+		: >"$dir/${f##*/}"
+		while IFS= read -r line; do
+			sym=
+			[[ "$line" =~ ^(# )?CONFIG_([A-Za-z0-9_]+)[=\ ] ]] && sym=${BASH_REMATCH[2]}
+			if [ -n "$sym" ] && uml_only "$src" "$sym"; then
+				left+=("$sym")
+				continue
+			fi
+			printf '%s\n' "$line" >>"$dir/${f##*/}"
+		done <"$f"
+		FRAGS_X86+=("$dir/${f##*/}")
+	done
+	[ "${#left[@]}" = 0 ] ||
+		log "x86_64: leaving out UML-only $(printf '%s\n' "${left[@]}" | sort -u | tr '\n' ' ')"
+}
+
+# configure SRC BUILD FRAGMENT...: merge fragments onto an empty config (or,
+# for an x86_64 kernel, onto x86_64_defconfig), olddefconfig, then insist
+# every requested value survived (the last a fragment asks for).
+configure()
+{
+	local src=$1 build=$2 hash dropped line key val base=()
+	local -A want=()
+	shift 2
+
+	[ "${VM:-uml}" = uml ] || base=("$src/arch/x86/configs/x86_64_defconfig")
+	hash=$(cat "${base[@]}" "$@" | short_hash)
 	if [ -f "$build/.config" ] && [ "$(cat "$build/.toosmall-config" 2>/dev/null)" = "$hash" ]; then
 		log "config $hash unchanged"
 		return 0
 	fi
 	log "configuring $build"
 	rm -f "$build/.toosmall-config" "$build/.toosmall-built"
-	if ! (cd "$build" && ARCH=um "$src/scripts/kconfig/merge_config.sh" -m -O "$build" "$@") \
-		>"$build/merge.log" 2>&1 ||
-		! run_session make -C "$src" O="$build" "${UML_MAKE[@]}" olddefconfig \
+	if ! (cd "$build" && env "${KMAKE[@]}" "$src/scripts/kconfig/merge_config.sh" -m -O "$build" \
+		"${base[@]}" "$@") >"$build/merge.log" 2>&1 ||
+		! run_session make -C "$src" O="$build" "${KMAKE[@]}" olddefconfig \
 			>>"$build/merge.log" 2>&1; then
 		die "$EXIT_USAGE" "merging config fragments failed: see $build/merge.log"
 	fi
-	dropped=()
 	while IFS= read -r line; do
 		case "$line" in
-		CONFIG_*=n)
-			key=${line%%=*}
-			grep -q "^$key=" "$build/.config" && dropped+=("$line")
-			;;
-		CONFIG_*=*)
-			key=${line%%=*}
-			val=${line#*=}
-			grep -qxF "$key=$val" "$build/.config" || dropped+=("$line")
-			;;
+		CONFIG_*=*) want[${line%%=*}]=${line#*=} ;;
 		esac
 	done < <(cat "$@")
+	dropped=()
+	for key in $(printf '%s\n' "${!want[@]}" | sort); do
+		val=${want[$key]}
+		if [ "$val" = n ]; then
+			grep -q "^$key=" "$build/.config" && dropped+=("$key=$val")
+		else
+			grep -qxF "$key=$val" "$build/.config" || dropped+=("$key=$val")
+		fi
+	done
 	if [ "${#dropped[@]}" -gt 0 ]; then
 		rm -f "$build/.config"
 		die "$EXIT_USAGE" "olddefconfig dropped ${dropped[*]}: an unmet dependency; fix the fragment that asks for it"
@@ -163,23 +225,26 @@ build()
 {
 	local src=$1 build=$2 stamp=$3 t0
 
-	if [ -n "$stamp" ] && [ -x "$build/linux" ] &&
+	if [ -n "$stamp" ] && [ -f "$build/$KIMAGE" ] &&
 		[ "$(cat "$build/.toosmall-built" 2>/dev/null)" = "$stamp" ]; then
-		log "kernel cached: $build/linux"
+		log "kernel cached: $build/$KIMAGE"
 		return 0
 	fi
-	if [ -z "$stamp" ] && [ -x "$build/linux" ] && [ -f "$build/.toosmall-made" ] &&
+	if [ -z "$stamp" ] && [ -f "$build/$KIMAGE" ] && [ -f "$build/.toosmall-made" ] &&
 		[ ! "$build/.config" -nt "$build/.toosmall-made" ] &&
 		src_unchanged "$src" "$build/.toosmall-made"; then
 		log "kernel up to date: nothing in $src changed since its last make"
 		return 0
 	fi
+	# tests/check.sh's cheap probe: is this kernel built already?
+	[ -z "${TOOSMALL_NO_BUILD:-}" ] ||
+		die "$EXIT_INFRA" "the kernel in $build is not built, and TOOSMALL_NO_BUILD is set: unset it to build"
 	check_space "$build" 1000
 	t0=$(now_s)
-	log "building UML kernel in $build (log: $build/build.log)"
+	log "building the ${KMAKE[0]#ARCH=} kernel in $build (log: $build/build.log)"
 	rm -f "$build/.toosmall-built" "$build/.toosmall-made"
 	: >"$build/.toosmall-making" || die "$EXIT_USAGE" "cannot write in $build: use --cache DIR"
-	if ! run_session make -C "$src" O="$build" "${UML_MAKE[@]}" -j"$(nproc)" linux \
+	if ! run_session make -C "$src" O="$build" "${KMAKE[@]}" -j"$(nproc)" "$KTARGET" \
 		>"$build/build.log" 2>&1; then
 		tail -n 20 "$build/build.log" >&2
 		grep -q 'No space left' "$build/build.log" &&
