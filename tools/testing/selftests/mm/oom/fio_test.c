@@ -22,8 +22,10 @@
  *   faults       failslab and fail_page_alloc fail one allocation in
  *                FIO_FAULT_INTERVAL of fio's own tasks (task-filter and
  *                make-it-fail), sleeping ones included;
- *   tinymem      no cgroup, in a machine with little memory (boot the guest
- *                with mem=32M: boot.conf "fio.xfs.*.tinymem mem=32M").
+ *   tinymem      no limit, in a machine with little memory (boot the guest
+ *                with mem=32M: boot.conf "fio.xfs.*.tinymem mem=32M"); as
+ *                under memcg_below, a thrash must show in PSI, and the
+ *                test then kills fio.
  * And a pair for a power cut: replay.write acknowledges blocks (write, then
  * fsync) while allocations fail, records each in $OOM_STATE_DIR, and asks
  * the host to kill the machine (TOOSMALL:KILL); replay.check, on the next
@@ -1525,6 +1527,13 @@ static void fio_case(struct __test_metadata *_metadata,
 		    TINYMEM_MAX_KB)
 			SKIP(return, REASON_NOT_TINY, TINYMEM_MAX_KB, buf);
 		vm_oom0 = fx_read_key("/proc/vmstat", "oom_kill");
+		/*
+		 * Global reclaim thrashes as a group's does (memcg_below):
+		 * fio's unlimited group's pressure says so, and the test
+		 * kills it as oomd would, instead of waiting out the
+		 * deadline (a run that completes takes 3-4 s here).
+		 */
+		run.psi_kill = self->cg[0] && psi_available();
 		break;
 	}
 	if (self->cg[0] && (c == NOPRESSURE || c == FAULTS || c == TINYMEM))
@@ -1554,7 +1563,7 @@ static void fio_case(struct __test_metadata *_metadata,
 	/*
 	 * How fio ended: completed, or OOM-killed where that may happen, or
 	 * killed by the test when the group's memory pressure said it was
-	 * thrashing (memcg_below).
+	 * thrashing (memcg_below, tinymem).
 	 */
 	killed = r.status == 128 + SIGKILL;
 	if (killed) {
