@@ -400,6 +400,19 @@ static bool wait_state(pid_t pid, char state, long timeout_ms)
 	return true;
 }
 
+/* Waits up to @timeout_ms for another process to set the shared @flag. */
+static bool wait_flag(const int *flag, long timeout_ms)
+{
+	long long deadline = cg_now_ms() + timeout_ms;
+
+	while (!__atomic_load_n(flag, __ATOMIC_ACQUIRE)) {
+		if (cg_now_ms() >= deadline)
+			return false;
+		cg_sleep_ms(10);
+	}
+	return true;
+}
+
 static long meminfo_kb(const char *key)
 {
 	char line[128];
@@ -660,12 +673,18 @@ TEST_F_TIMEOUT(seed, oom_victim_blocked_on_lock, TEST_TIMEOUT)
 	self->b = cg_spawn(cg, task_b, &self->t);
 	ASSERT_LT(0, self->b);
 	sw.pids[sw.nr_pids++] = self->b;
+	/*
+	 * B's D state means the lock only once its memory is touched: on a
+	 * slow machine (QEMU without KVM) B also sleeps in D while it faults
+	 * its pages in.
+	 */
+	ASSERT_TRUE(wait_flag(&sh->b_ready, SETUP_MS))
+	TH_LOG("B never got ready: %s", sh->error);
 	ASSERT_TRUE(wait_state(self->b, 'D', SETUP_MS))
 	{
 		TH_LOG("B is in state %c, not blocked on the lock; %s",
 		       task_state(self->b), sh->error);
 	}
-	ASSERT_EQ(1, sh->b_ready);
 	ASSERT_EQ(0, sh->write_returned);
 
 	/* Resolve the fault: A goes on copying, and memory runs out. */
