@@ -232,6 +232,12 @@ class Attribution(unittest.TestCase):
 		self.assertEqual('fail', run['tests'][0]['status'])
 		self.assertIn('126', run['tests'][0]['reason'])
 
+	def test_a_test_that_takes_the_root_with_it_fails(self):
+		run = self.lines('TOOSMALL:BEGIN a.one timeout=10', 'ok 1 one',
+				 'TOOSMALL:ROOTLOST a.one', 'TOOSMALL:END a.one rc=0 secs=1.0')
+		self.assertEqual('fail', run['tests'][0]['status'])
+		self.assertIn('root filesystem stopped answering', run['tests'][0]['reason'])
+
 	def test_guest_timeout_is_a_hang(self):
 		run = self.lines('TOOSMALL:BEGIN a.one timeout=10', '#  RUN  one ...',
 				 'TOOSMALL:END a.one rc=124')

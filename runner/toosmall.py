@@ -492,7 +492,7 @@ def parse_log(lines):
 			# What bootcause() reads if init never starts.
 			boots[-1]['early'].append(line)
 
-		m = re.search(r'TOOSMALL:(BEGIN|END|READY|DONE|ERROR|STUCK)\b ?(.*)', line)
+		m = re.search(r'TOOSMALL:(BEGIN|END|READY|DONE|ERROR|STUCK|ROOTLOST)\b ?(.*)', line)
 		if m:
 			what, rest = m.group(1), m.group(2).split()
 			if what == 'BEGIN' and rest:
@@ -525,6 +525,8 @@ def parse_log(lines):
 				t['_stuck'] = ' '.join(rest[1:])
 				evidence = t
 				t.setdefault('evidence', [])
+			elif what == 'ROOTLOST' and rest and rest[0] in by_name:
+				by_name[rest[0]]['_rootlost'] = True
 			elif what == 'DONE' and boots:
 				boots[-1]['done'] = True
 			elif what == 'READY':
@@ -728,6 +730,7 @@ def judge(t):
 	hang = t.pop('_hang', None)
 	killed = t.pop('_killed', None)
 	stuck = t.pop('_stuck', None)
+	rootlost = t.pop('_rootlost', False)
 	rc = t.pop('_rc', None)
 	log = t.pop('_log')
 	t.pop('_tail', None)
@@ -786,6 +789,11 @@ def judge(t):
 				x for x in (verdict, directive) if x), exit_status_name(rc))
 	if t['status'] in ('pass', 'skip'):
 		t['failures'] = []
+	if rootlost and t['status'] in ('pass', 'skip', 'fail'):
+		# guest-init found the root gone after it: the boot ended.
+		lost = 'the guest\'s root filesystem stopped answering during it (F14 on a 9p root); the boot ended'
+		t['reason'] = lost if t['status'] != 'fail' else '%s; %s' % (t['reason'], lost)
+		t['status'] = 'fail'
 	if t['splats'] and t['status'] in ('pass', 'skip', 'fail'):
 		kinds = ', '.join(sorted({s['kind'] for s in t['splats']}))
 		first = t['splats'][0]['title']
