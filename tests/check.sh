@@ -937,27 +937,32 @@ check_qemu()
 			"run.sh exit $rc" "$(cat "$SCRATCH/qemu.verdicts")"
 	fi
 
-	rm -f "$canary" /tmp/.toosmall-escape "$HOME/.toosmall-escape"
+	# Host paths the guest sees (the guest's /tmp is its own tmpfs: a
+	# checkout under /tmp is out of its sight, so $HOME and /var/tmp too),
+	# written before and after each way to get write access.
+	local targets=("$canary" "$HOME/.toosmall-escape" /var/tmp/.toosmall-escape)
+	rm -f "${targets[@]}"
 	cmd="set -x
-		echo escaped > $canary
-		echo escaped > $HOME/.toosmall-escape
-		mount -o remount,rw / && echo escaped > $canary
-		mkdir -p /run/x && mount -t 9p -o trans=virtio,version=9p2000.L root /run/x && echo escaped > /run/x$canary
-		ln -s /tmp /run/toosmall/out/tmp && echo escaped > /run/toosmall/out/tmp/.toosmall-escape
+		try() { for t in ${targets[*]}; do echo escaped > \$t; done; }
+		try
+		mount -o remount,rw / && try
+		mkdir -p /run/x && mount -t 9p -o trans=virtio,version=9p2000.L root /run/x &&
+			for t in ${targets[*]}; do echo escaped > /run/x\$t; done
+		ln -s /var/tmp /run/toosmall/out/tmp && echo escaped > /run/toosmall/out/tmp/.toosmall-escape
 		echo written > /run/toosmall/out/inside"
 	run_bounded 600 ./run.sh --vm qemu --output "$iso" --exec "$cmd" >"$SCRATCH/qemu-iso.stdout" 2>&1
 	got=""
-	for f in "$canary" "$HOME/.toosmall-escape" /tmp/.toosmall-escape /.toosmall-escape; do
+	for f in "${targets[@]}"; do
 		[ -e "$f" ] && got="$got $f"
 	done
 	if [ -z "$got" ] && [ "$(cat "$iso/guest/inside" 2>/dev/null)" = written ] &&
 		grep -q 'mount -o remount,rw /' "$SCRATCH/qemu-iso.stdout"; then
-		ok "qemu: guest cannot write the host outside its output dir (5 escape attempts), can write OUTPUT/guest"
+		ok "qemu: guest cannot write the host outside its output dir (4 ways, 3 places), can write OUTPUT/guest"
 	else
 		not_ok "qemu: guest cannot write the host outside its output dir" "escaped to:$got" \
 			"$(tail -n 20 "$SCRATCH/qemu-iso.stdout")"
 	fi
-	rm -f "$canary" "$HOME/.toosmall-escape" /tmp/.toosmall-escape /.toosmall-escape
+	rm -f "${targets[@]}"
 }
 
 # What the checks need beyond run.sh's own packages (run.sh installs those):
