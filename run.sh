@@ -388,7 +388,16 @@ prepare_kernel()
 	else
 		KERNEL_KIND=prebuilt
 		PATCHES_HASH=none
-		RELEASE=$("$KERNEL" --version 2>/dev/null | head -n 1)
+		if [ "$VM" = qemu ]; then
+			# A bzImage names its version at the offset the boot
+			# protocol's kernel_version field (0x20e) gives, + 0x200.
+			RELEASE=$(python3 -c 'import struct, sys
+b = open(sys.argv[1], "rb").read(65536)
+o = struct.unpack_from("<H", b, 0x20e)[0] + 0x200
+print(b[o:b.index(b"\0", o)].decode("ascii", "replace").split()[0])' "$KERNEL" 2>/dev/null)
+		else
+			RELEASE=$("$KERNEL" --version 2>/dev/null | head -n 1)
+		fi
 		CONFIG_HASH=prebuilt
 	fi
 	build_tests "$SRC" "$TESTS_DIR"
