@@ -473,30 +473,34 @@ check_uml_mutate()
 # and must still be able to write its output dir.
 check_uml_isolation()
 {
-	local out="$SCRATCH/iso" canary="$TOPDIR/.escape-canary" cmd got
+	local out="$SCRATCH/iso" canary="$TOPDIR/.escape-canary" cmd got f
+	# Host paths the guest sees (its /tmp is its own tmpfs: a checkout
+	# under /tmp is out of its sight, so $HOME and /var/tmp too), written
+	# before and after each way to get write access.
+	local targets=("$canary" "$HOME/.toosmall-escape" /var/tmp/.toosmall-escape)
 
-	rm -f "$canary" /tmp/.toosmall-escape "$HOME/.toosmall-escape"
+	rm -f "${targets[@]}" /tmp/.toosmall-escape
 	cmd="set -x
-		echo escaped > $canary
-		echo escaped > $HOME/.toosmall-escape
-		mount -o remount,rw / && echo escaped > $canary
-		mkdir -p /run/x && mount -t hostfs none /run/x -o / && echo escaped > /run/x$canary
+		try() { for t in ${targets[*]}; do echo escaped > \${1:-}\$t; done; }
+		try
+		mount -o remount,rw / && try
+		mkdir -p /run/x && mount -t hostfs none /run/x -o / && try /run/x
 		mount -t hostfs none /run/x -o ../../.. && echo escaped > /run/x/.toosmall-escape
 		mount -t hostfs none /run/x -o /tmp && echo escaped > /run/x/.toosmall-escape
 		echo written > /run/toosmall/out/inside"
 	run_bounded 300 ./run.sh --output "$out" --exec "$cmd" >"$SCRATCH/iso.stdout" 2>&1
 	got=""
-	for f in "$canary" "$HOME/.toosmall-escape" /tmp/.toosmall-escape /.toosmall-escape; do
+	for f in "${targets[@]}" /tmp/.toosmall-escape /.toosmall-escape; do
 		[ -e "$f" ] && got="$got $f"
 	done
 	if [ -z "$got" ] && [ "$(cat "$out/guest/inside" 2>/dev/null)" = written ] &&
 		grep -q 'mount -o remount,rw /' "$SCRATCH/iso.stdout"; then
-		ok "uml: guest cannot write the host outside its output dir (5 escape attempts), can write OUTPUT/guest"
+		ok "uml: guest cannot write the host outside its output dir (5 ways, 5 places), can write OUTPUT/guest"
 	else
 		not_ok "uml: guest cannot write the host outside its output dir" "escaped to:$got" \
 			"$(tail -n 20 "$SCRATCH/iso.stdout")"
 	fi
-	rm -f "$canary" "$HOME/.toosmall-escape" /tmp/.toosmall-escape /.toosmall-escape
+	rm -f "${targets[@]}" /tmp/.toosmall-escape /.toosmall-escape
 }
 
 # A second run with nothing changed must not run make at all.
@@ -1173,6 +1177,7 @@ main()
 		debug-full) check_uml_debug_failnth full 14400 'failnth*' ;;
 		interrupt) check_interrupt_build ;;
 		mutate) check_uml_mutate ;;
+		isolation) check_uml_isolation ;;
 		jobs) check_uml_jobs ;;
 		upstream) check_upstream ;;
 		qemu) check_qemu ;;
