@@ -214,8 +214,8 @@ check_cli()
 	expect_exit "cli: --kernel-src not a kernel tree" 2 "not a kernel tree" ./run.sh --kernel-src "$SCRATCH"
 	expect_exit "cli: --kernel not executable" 2 "not an executable" ./run.sh --kernel /etc/passwd
 	expect_exit "cli: --parse missing log" 2 "not readable" ./run.sh --parse /nonexistent.log
-	expect_exit "cli: bad --vm" 2 "--vm kvm: use uml (the default) or qemu" ./run.sh --vm kvm
-	expect_exit "cli: --vm qemu --kernel missing" 2 "not a file (an x86_64 bzImage" \
+	expect_exit "cli: bad --vm" 2 "vm kvm: use uml \\(the default\\) or qemu" ./run.sh --vm kvm
+	expect_exit "cli: --vm qemu --kernel missing" 2 "not a file \\(an x86_64 bzImage" \
 		./run.sh --vm qemu --kernel /nonexistent/bzImage
 	expect_exit "cli: broken config fragment" 2 "broken.config:2: not a Kconfig line" \
 		run_bounded 600 ./run.sh --config "$frag" --build-only
