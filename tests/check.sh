@@ -471,36 +471,44 @@ check_uml_mutate()
 
 # Isolation: a guest that tries every known way out must not write the host,
 # and must still be able to write its output dir.
-check_uml_isolation()
+# escape_check NAME SECS WAYS RUN_ARGS...: run.sh RUN_ARGS --exec a guest
+# script that writes host paths the guest can see (its /tmp is its own
+# tmpfs: a checkout under /tmp is out of its sight, so $HOME and /var/tmp
+# too), with try [PREFIX], before and after each of WAYS (shell lines) to
+# get write access; none may appear, OUTPUT/guest must be writable.
+escape_check()
 {
-	local out="$SCRATCH/iso" canary="$TOPDIR/.escape-canary" cmd got f
-	# Host paths the guest sees (its /tmp is its own tmpfs: a checkout
-	# under /tmp is out of its sight, so $HOME and /var/tmp too), written
-	# before and after each way to get write access.
-	local targets=("$canary" "$HOME/.toosmall-escape" /var/tmp/.toosmall-escape)
+	local name=$1 secs=$2 ways=$3 out="$SCRATCH/$1-iso" got f
+	local targets=("$TOPDIR/.escape-canary" "$HOME/.toosmall-escape" /var/tmp/.toosmall-escape)
+	local all=("${targets[@]}" /tmp/.toosmall-escape /.toosmall-escape)
+	shift 3
 
-	rm -f "${targets[@]}" /tmp/.toosmall-escape
-	cmd="set -x
+	rm -f "${all[@]}"
+	run_bounded "$secs" ./run.sh "$@" --output "$out" --exec "set -x
 		try() { for t in ${targets[*]}; do echo escaped > \${1:-}\$t; done; }
 		try
 		mount -o remount,rw / && try
-		mkdir -p /run/x && mount -t hostfs none /run/x -o / && try /run/x
-		mount -t hostfs none /run/x -o ../../.. && echo escaped > /run/x/.toosmall-escape
-		mount -t hostfs none /run/x -o /tmp && echo escaped > /run/x/.toosmall-escape
-		echo written > /run/toosmall/out/inside"
-	run_bounded 300 ./run.sh --output "$out" --exec "$cmd" >"$SCRATCH/iso.stdout" 2>&1
+		$ways
+		echo written > /run/toosmall/out/inside" >"$out.stdout" 2>&1
 	got=""
-	for f in "${targets[@]}" /tmp/.toosmall-escape /.toosmall-escape; do
+	for f in "${all[@]}"; do
 		[ -e "$f" ] && got="$got $f"
 	done
 	if [ -z "$got" ] && [ "$(cat "$out/guest/inside" 2>/dev/null)" = written ] &&
-		grep -q 'mount -o remount,rw /' "$SCRATCH/iso.stdout"; then
-		ok "uml: guest cannot write the host outside its output dir (5 ways, 5 places), can write OUTPUT/guest"
+		grep -q 'mount -o remount,rw /' "$out.stdout"; then
+		ok "$name: guest cannot write the host outside its output dir ($(($(grep -c . <<<"$ways") + 2)) ways), can write OUTPUT/guest"
 	else
-		not_ok "uml: guest cannot write the host outside its output dir" "escaped to:$got" \
-			"$(tail -n 20 "$SCRATCH/iso.stdout")"
+		not_ok "$name: guest cannot write the host outside its output dir" "escaped to:$got" \
+			"$(tail -n 20 "$out.stdout")"
 	fi
-	rm -f "${targets[@]}" /tmp/.toosmall-escape /.toosmall-escape
+	rm -f "${all[@]}"
+}
+
+check_uml_isolation()
+{
+	escape_check uml 300 "mkdir -p /run/x && mount -t hostfs none /run/x -o / && try /run/x
+		mount -t hostfs none /run/x -o ../../.. && echo escaped > /run/x/.toosmall-escape
+		mount -t hostfs none /run/x -o /tmp && echo escaped > /run/x/.toosmall-escape"
 }
 
 # A second run with nothing changed must not run make at all.
@@ -907,8 +915,7 @@ QEMU_FILTERS=('failnth_mm.*.both' 'failnth_fd.*.both' 'failnth_ipc_*.both'
 
 check_qemu()
 {
-	local out="$SCRATCH/qemu" iso="$SCRATCH/qemu-iso" rc f args=() cmd got
-	local canary="$TOPDIR/.escape-canary"
+	local out="$SCRATCH/qemu" rc f args=()
 
 	# The x86_64 build takes about 15 minutes here, more than make check's
 	# cold budget has left: make check-qemu builds it; make check uses it.
@@ -944,32 +951,8 @@ check_qemu()
 			"run.sh exit $rc" "$(cat "$SCRATCH/qemu.verdicts")"
 	fi
 
-	# Host paths the guest sees (the guest's /tmp is its own tmpfs: a
-	# checkout under /tmp is out of its sight, so $HOME and /var/tmp too),
-	# written before and after each way to get write access.
-	local targets=("$canary" "$HOME/.toosmall-escape" /var/tmp/.toosmall-escape)
-	rm -f "${targets[@]}"
-	cmd="set -x
-		try() { for t in ${targets[*]}; do echo escaped > \$t; done; }
-		try
-		mount -o remount,rw / && try
-		mkdir -p /run/x && mount -t 9p -o trans=virtio,version=9p2000.L root /run/x &&
-			for t in ${targets[*]}; do echo escaped > /run/x\$t; done
-		ln -s /var/tmp /run/toosmall/out/tmp && echo escaped > /run/toosmall/out/tmp/.toosmall-escape
-		echo written > /run/toosmall/out/inside"
-	run_bounded 600 ./run.sh --vm qemu --output "$iso" --exec "$cmd" >"$SCRATCH/qemu-iso.stdout" 2>&1
-	got=""
-	for f in "${targets[@]}"; do
-		[ -e "$f" ] && got="$got $f"
-	done
-	if [ -z "$got" ] && [ "$(cat "$iso/guest/inside" 2>/dev/null)" = written ] &&
-		grep -q 'mount -o remount,rw /' "$SCRATCH/qemu-iso.stdout"; then
-		ok "qemu: guest cannot write the host outside its output dir (4 ways, 3 places), can write OUTPUT/guest"
-	else
-		not_ok "qemu: guest cannot write the host outside its output dir" "escaped to:$got" \
-			"$(tail -n 20 "$SCRATCH/qemu-iso.stdout")"
-	fi
-	rm -f "${targets[@]}"
+	escape_check qemu 600 "mkdir -p /run/x && mount -t 9p -o trans=virtio,version=9p2000.L root /run/x && try /run/x
+		ln -s /var/tmp /run/toosmall/out/tmp && echo escaped > /run/toosmall/out/tmp/.toosmall-escape" --vm qemu
 }
 
 # What the checks need beyond run.sh's own packages (run.sh installs those):
