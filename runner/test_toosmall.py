@@ -468,6 +468,29 @@ class KnownIssues(unittest.TestCase):
 				toosmall.apply_known(run, known_of(self.F1 % kernels), any_kernel)
 				self.assertEqual(excused, 'xfail' in run['tests'][0])
 
+	def test_vm_condition(self):
+		"""KIND@VM: on that VM only; a log without vm= is UML's."""
+		for vm, kernels, excused in (
+				(None, 'default', True),
+				(None, 'default@uml', True),
+				(None, 'default@qemu', False),
+				('qemu', 'default@qemu', True),
+				('qemu', 'default@uml', False),
+				('qemu', 'default', True),
+				('qemu', 'release=6.12.*@qemu', True),
+				('qemu', 'release=6.1.*@qemu', False),
+				('qemu', 'other@qemu', False),
+				('qemu', 'other@uml,default@qemu', True)):
+			with self.subTest(vm=vm, kernels=kernels):
+				run = one_test('default', *POINTS[:2])
+				if vm:
+					run['kernel']['vm'] = vm
+				toosmall.apply_known(run, known_of(self.F1 % kernels))
+				self.assertEqual(excused, 'xfail' in run['tests'][0])
+		for bad in ('default@kvm', 'default@', '@qemu', 'release=@qemu'):
+			with self.subTest(bad=bad), self.assertRaises(SystemExit):
+				known_of(self.F1 % bad)
+
 	def test_every_failing_point_must_match(self):
 		run = one_test('default', *POINTS)
 		toosmall.apply_known(run, known_of(self.F1 % 'default'))

@@ -15,10 +15,10 @@
   toosmall.py selfcheck RESULTS_JSON CASES_TSV [--profile P] [--margin S]
   toosmall.py mutate OUTPUT_DIR           judge a ./run.sh --mutate run
   toosmall.py ksft TAP CASES_DIR PROGRAM... [--label FMT] [--known-issues FILE]
-                                  [--kernel-kind KIND] [--console CONSOLE_LOG]
+                                  [--kernel-kind KIND] [--vm VM] [--console CONSOLE_LOG]
                                           one "ok"/"not ok" line a program run
                                           by a kselftest runner (exit 1: one failed)
-  toosmall.py known --known-issues FILE --status S[,S...] [--kernel-kind KIND] NAME...
+  toosmall.py known --known-issues FILE --status S[,S...] [--kernel-kind KIND] [--vm VM] NAME...
                                           the entries that name each NAME with S
   toosmall.py diff BASE_DIR PATCHED_DIR [--confirm-base DIR]...
                    [--confirm-patched DIR]... [--output FILE] [--candidates]
@@ -1012,6 +1012,8 @@ def split_boots(lines):
 
 KINDS = ('default', 'other', 'any')
 RELEASE_COND = 'release='
+# KIND@VM: on that VM only (run.sh --vm; a log without vm= is UML's).
+VMS = ('uml', 'qemu')
 KNOWN_FORMAT = 'want "GLOB STATUS FINDING KERNELS /REGEX/ [text]"'
 
 
@@ -1026,6 +1028,14 @@ def split_regex(text):
 			return text[1:i], text[i + 1:].strip()
 		i += 1
 	return None, text
+
+
+def kernel_cond_ok(cond):
+	"""One term of KERNELS: KIND or release=GLOB, optionally @VM."""
+	c, at, vm = cond.partition('@')
+	if at and vm not in VMS:
+		return False
+	return c in KINDS or (c.startswith(RELEASE_COND) and len(c) > len(RELEASE_COND))
 
 
 def load_known(path):
@@ -1051,10 +1061,10 @@ def load_known(path):
 				raise SystemExit('%s: %s: STATUS %r is not fail, hang or crash, '
 						 'or several joined by "|"' % (where, KNOWN_FORMAT, status))
 			conds = kernels.split(',')
-			if not all(c in KINDS or (c.startswith(RELEASE_COND) and
-						  len(c) > len(RELEASE_COND)) for c in conds):
+			if not all(kernel_cond_ok(c) for c in conds):
 				raise SystemExit('%s: %s: KERNELS %r is not default, other, any or '
-						 'release=GLOB, or several joined by ","' %
+						 'release=GLOB, each with an optional @uml or @qemu, '
+						 'or several joined by ","' %
 						 (where, KNOWN_FORMAT, kernels))
 			if not rest.startswith('/'):
 				# Without one, any failure of the test would be
@@ -1082,14 +1092,19 @@ def kernel_kind(run):
 
 def entry_applies(entry, kernel, any_kernel):
 	"""Whether one of the entry's KERNELS holds for @kernel: a run's
-	kernel (its kind and release) or a kind alone. release=GLOB names a
-	finding of mainline code by the releases that carry it, so that it is
-	known on a user's tree of that release too."""
+	kernel (its kind, release and VM) or a kind alone. release=GLOB names
+	a finding of mainline code by the releases that carry it, so that it
+	is known on a user's tree of that release too; @VM limits a term to
+	runs on that VM (a finding in 9p, the QEMU guest's root, say)."""
 	if any_kernel:
 		return True
 	k = kernel if isinstance(kernel, dict) else {'kind': kernel}
 	kind, release = k.get('kind') or 'unknown', k.get('release') or ''
+	vm = k.get('vm') or 'uml'
 	for c in entry['kernels']:
+		c, at, cvm = c.partition('@')
+		if at and cvm != vm:
+			continue
 		if c.startswith(RELEASE_COND):
 			if release and fnmatch.fnmatchcase(release, c[len(RELEASE_COND):]):
 				return True
@@ -1518,8 +1533,10 @@ def cmd_ksft(args):
 		print('toosmall: error: %s: %s' % (e.filename, e.strerror), file=sys.stderr)
 		return 2
 	runs = parse_ksft(lines, args.collection, progs)
-	kind = args.kernel_kind or (kernel_kind(console) if console else 'default')
-	run = {'kernel': {'kind': kind}, 'totals': {},
+	# The kernel as entry_applies() takes it: its kind and VM.
+	kind = {'kind': args.kernel_kind or (kernel_kind(console) if console else 'default'),
+		'vm': args.vm}
+	run = {'kernel': kind, 'totals': {},
 	       'tests': [t for p in progs for t in runs[p]['cases'].values()]}
 	apply_known(run, known)
 	splats = ksft_splats(console) if console else []
@@ -1576,7 +1593,7 @@ def cmd_known(args):
 	it. No signature is matched: nothing has run yet."""
 	want = args.status.split(',')
 	known = [e for e in load_known(args.known_issues)
-		 if entry_applies(e, args.kernel_kind, False)]
+		 if entry_applies(e, {'kind': args.kernel_kind, 'vm': args.vm}, False)]
 	for name in args.names:
 		for e in known:
 			st = [s for s in e['status'] if s in want]
@@ -1740,6 +1757,7 @@ def main():
 	p.add_argument('--label', default='{prog}')
 	p.add_argument('--known-issues')
 	p.add_argument('--kernel-kind', choices=('default', 'src', 'prebuilt'))
+	p.add_argument('--vm', default='uml', choices=VMS)
 	p.add_argument('--console')
 	p = sub.add_parser('known')
 	p.add_argument('names', nargs='*')
@@ -1747,6 +1765,7 @@ def main():
 	p.add_argument('--status', required=True)
 	p.add_argument('--kernel-kind', default='default',
 		       choices=('default', 'src', 'prebuilt'))
+	p.add_argument('--vm', default='uml', choices=VMS)
 	p = sub.add_parser('diff')
 	p.add_argument('base', metavar='BASE_DIR')
 	p.add_argument('patched', metavar='PATCHED_DIR')
