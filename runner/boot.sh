@@ -48,14 +48,13 @@ wait_bounded()
 # alt-sysrq-X on the guest's keyboard, "halt" quits QEMU.
 mconsole()
 {
-	local sock="$RUN_TMP/stage/uml/$UMID/mconsole" cmd
+	local sock="$RUN_TMP/stage/uml/$UMID/mconsole" cmd=$*
 
 	if [ "${VM:-uml}" = qemu ]; then
 		sock="$RUN_TMP/stage/uml/$UMID.mon"
-		case "$*" in
-		"sysrq "?) cmd="sendkey alt-sysrq-${*#sysrq }" ;;
+		case "$cmd" in
+		"sysrq "?) cmd="sendkey alt-sysrq-${cmd#sysrq }" ;;
 		halt) cmd=quit ;;
-		*) cmd=$* ;;
 		esac
 	fi
 	[ -S "$sock" ] || {

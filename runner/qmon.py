@@ -40,8 +40,10 @@ def main():
 			s.sendall(cmd.encode() + b'\n')
 			for line in drain(s, 0.5).splitlines():
 				line = line.strip()
-				# The monitor echoes the command and prompts again.
-				if line and not line.startswith('(qemu)') and \
+				# The monitor echoes the command as it edits a
+				# line (terminal escapes), then prompts again.
+				if line and '\x1b[' not in line and \
+				   not line.startswith('(qemu)') and \
 				   not line.startswith('QEMU ') and line != cmd:
 					print(line)
 	except OSError as e:

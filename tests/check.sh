@@ -951,6 +951,21 @@ check_qemu()
 			"run.sh exit $rc" "$(cat "$SCRATCH/qemu.verdicts")"
 	fi
 
+	# A hang's evidence: the monitor presses alt-sysrq-w and alt-sysrq-m,
+	# and the blocked tasks and meminfo reach the console, before the kill;
+	# --exec exits 3 when its command never ended.
+	run_bounded 300 ./run.sh --vm qemu --run-timeout 40 --output "$SCRATCH/qhang" \
+		--exec 'echo hanging; sleep 1000' >"$SCRATCH/qhang.stderr" 2>&1
+	rc=$?
+	if [ "$rc" = 3 ] && grep -q 'hang exec at the run deadline' "$SCRATCH/qhang/console.log" &&
+		grep -q 'sysrq: Show Blocked State' "$SCRATCH/qhang/console.log" &&
+		grep -q 'sysrq: Show Memory' "$SCRATCH/qhang/console.log"; then
+		ok "qemu: a hang gets its evidence from the QEMU monitor (sysrq w and m on the console), then exit 3"
+	else
+		not_ok "qemu: a hang gets its evidence from the QEMU monitor" "exit $rc" \
+			"$(grep -E 'TOOSMALL-HOST: (hang|evidence|qemu monitor)|sysrq:' "$SCRATCH/qhang/console.log" 2>/dev/null | head -n 8)"
+	fi
+
 	escape_check qemu 600 "mkdir -p /run/x && mount -t 9p -o trans=virtio,version=9p2000.L root /run/x && try /run/x
 		ln -s /var/tmp /run/toosmall/out/tmp && echo escaped > /run/toosmall/out/tmp/.toosmall-escape" --vm qemu
 }
