@@ -207,7 +207,7 @@ boot_once()
 	host_mark "boot $n umid=$UMID mem=$mem kernel=$KERNEL${QEMU_ACCEL:+ vm=qemu accel=$QEMU_ACCEL}"
 	TS_KERNEL="$KERNEL" TS_INIT="$TOPDIR/runner/guest-init.sh" \
 		TS_TESTS="$TESTS_DIR" TS_OUT="$GUEST_OUT" TS_TMP_MB="$TMP_MB" \
-		setsid "${unshare_cmd[@]}" "$TOPDIR/runner/sandbox.sh" \
+		TS_KVM="${TS_KVM:-0}" setsid "${unshare_cmd[@]}" "$TOPDIR/runner/sandbox.sh" \
 		"$stage" "$SANDBOX_UID" -- "${VM_ARGV[@]}" \
 		</dev/null >"$fifo" 2>&1 &
 	UML_PID=$!

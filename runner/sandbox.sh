@@ -16,8 +16,13 @@
 # cache. UID, when not empty, is the user CMD runs as (run.sh passes an
 # unprivileged one when it is root).
 #
+# With TS_KVM=1 and a UID, QEMU is to use KVM as UID although the host's
+# /dev/kvm is root's alone: a node for the same device, owned by UID, is
+# made in the private tmpfs and bound over /dev/kvm in this namespace only.
+# The host's node and its mode are untouched.
+#
 # Inputs come from the environment: TS_KERNEL, TS_INIT, TS_TESTS, TS_OUT,
-# TS_TMP_MB. Any failure exits 125 before CMD runs.
+# TS_TMP_MB, TS_KVM. Any failure exits 125 before CMD runs.
 
 set -u
 
@@ -39,6 +44,14 @@ mount --bind "$stage/uml" "$stage/uml" || fail "bind uml_dir"
 mount --bind "$stage/disk" "$stage/disk" || fail "bind disk"
 mount -t tmpfs -o "size=${TS_TMP_MB}m,mode=1777" toosmall "$stage/tmp" ||
 	fail "mount tmpfs"
+if [ "${TS_KVM:-0}" = 1 ] && [ -n "$uid" ]; then
+	kvm="$stage/tmp/.kvm"
+	read -r major minor < <(stat -c '%t %T' /dev/kvm) || fail "stat /dev/kvm"
+	if ! { mknod -m 0600 "$kvm" c "$((16#$major))" "$((16#$minor))" &&
+		chown "$uid:$uid" "$kvm" && mount --bind "$kvm" /dev/kvm; }; then
+		fail "bind a /dev/kvm for uid $uid"
+	fi
+fi
 
 # Every other mount, in this namespace only, becomes read-only. Mount points
 # in mountinfo escape blanks as octal (\040); printf %b decodes them.
