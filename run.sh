@@ -115,7 +115,7 @@ readonly FRAGMENTS=(base fault-injection memcg xfs detectors)
 DEPS="make:make gcc:gcc flex:flex bison:bison bc:bc
 	setarch:util-linux unshare:util-linux setpriv:util-linux flock:util-linux
 	uml_mconsole:uml-utilities python3:python3 mawk:mawk xz:xz-utils
-	mkfs.xfs:xfsprogs fio:fio patch:patch"
+	mkfs.xfs:xfsprogs fio:fio patch:patch busybox:busybox-static"
 
 KERNEL_SRC=
 KERNEL=
