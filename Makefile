@@ -5,7 +5,7 @@
 SERIES_DIR ?= series
 UM_SERIES_DIR ?= um-series
 
-.PHONY: all run check check-debug-full check-baseline check-qemu lint bench series um-series help
+.PHONY: all run check check-debug-full check-baseline check-qemu lint bench bench-vm series um-series help
 
 all: help
 
@@ -16,10 +16,12 @@ help:
 	@echo "             debug profile (kmemleak, KASAN, lockdep): ~31 min, by hand"
 	@echo "make check-baseline  --baseline against copies of the default tree"
 	@echo "             (OOM reaper off, a comment, F3's fix): by hand, a build each"
-	@echo "make check-qemu  build the x86_64 kernel (~15 min) and run check's"
-	@echo "             qemu group: make check runs it once the kernel is cached"
+	@echo "make check-qemu  build the x86_64 kernel (~17 min), run check's qemu"
+	@echo "             group (make check runs it once the kernel is cached)"
+	@echo "             and the upstream check in both guests"
 	@echo "make lint    shellcheck, checkpatch and clang-format only"
 	@echo "make bench   build, boot and sweep timings, printed as figures"
+	@echo "make bench-vm  UML's and the x86_64 QEMU guest's figures, side by side"
 	@echo "make series  the selftests as a kernel patch series, in SERIES_DIR"
 	@echo "make um-series  kernel-patches/ as a linux-um series, in UM_SERIES_DIR"
 
@@ -37,15 +39,19 @@ check-debug-full:
 check-baseline:
 	tests/check.sh baseline
 
-# Builds the x86_64 kernel that check's group qemu needs (and skips without).
+# Builds the x86_64 kernel that check's group qemu needs (it skips without),
+# runs it, and the upstream check in both guests.
 check-qemu:
-	tests/check.sh qemu-build
+	tests/check.sh qemu-build upstream-qemu
 
 lint:
 	tests/check.sh lint
 
 bench:
 	tests/bench.sh
+
+bench-vm:
+	tests/bench.sh vm
 
 series:
 	upstream/mkseries.sh --output $(SERIES_DIR)

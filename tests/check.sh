@@ -16,6 +16,8 @@
 #             --strict clean (group uml checks their reproducers)
 #   upstream  the selftests as a kernel patch series: apply, checkpatch,
 #             make kselftest TARGETS=mm in UML (upstream/check.sh)
+#   upstream-qemu  the same, and make kselftest in the x86_64 guest too
+#             (make check-qemu; it builds that kernel first)
 #   debug     the detector self-check on the debug profile (KASAN,
 #             kmemleak, lockdep), which builds its own kernel, and a subset
 #             of the fail-nth sweeps on it: a leak on an error path fails
@@ -881,13 +883,30 @@ print("%d tests (%d pass, %d skip, %d xfail), %d points" % (len(r["tests"]),
 # each test is most of it).
 DEBUG_FAILNTH=('failnth_fs.tmpfs.*.both' 'failnth_ipc_*.both' 'failnth_fd.*.both')
 
+# qemu_cached: whether the x86_64 kernel for --vm qemu is in the cache.
+# Its build takes about 17 minutes here, more than make check's cold budget
+# has left: make check-qemu builds it; make check uses it when it is there.
+qemu_cached()
+{
+	TOOSMALL_NO_BUILD=1 run_bounded 300 ./run.sh --vm qemu --build-only >/dev/null 2>&1
+}
+
 # The upstream shape: the series applies to the default tree, passes
 # checkpatch --strict, and make kselftest TARGETS=mm runs the oom tests in UML
-# (upstream/check.sh prints one ok/not ok line per check).
+# (upstream/check.sh prints one ok/not ok line per check). With "qemu" (group
+# upstream-qemu, make check-qemu) also in the x86_64 guest: not yet part of
+# make check, as failnth_task fails there on what is not yet explained
+# (fork.page and clone3_pidfd.page killed by SIGSEGV, unshare_net's errnos;
+# README's table).
 check_upstream()
 {
-	local line rc='' bad=0
+	local line rc='' bad=0 vms=uml
 
+	if [ "${1:-}" = qemu ]; then
+		vms="uml qemu"
+	else
+		skip "upstream: qemu: make kselftest TARGETS=mm in an x86_64 guest" "make check-qemu runs it: failnth_task's page sweeps of fork and clone3 die of SIGSEGV there, not yet explained"
+	fi
 	while IFS= read -r line; do
 		case "$line" in
 		"ok "*) ok "upstream: ${line#ok }" ;;
@@ -895,11 +914,11 @@ check_upstream()
 		"#"*) echo "$line" ;;
 		"upstream-check-rc="*) rc=${line#*=} ;;
 		esac
-	done < <(run_bounded 900 upstream/check.sh 2>&1; echo "upstream-check-rc=$?")
+	done < <(CHECK_VMS=$vms run_bounded 1800 upstream/check.sh 2>&1; echo "upstream-check-rc=$?")
 	# A check that died without saying which step failed still fails.
 	[ "$rc" = 0 ] || [ "$bad" = 1 ] ||
 		not_ok "upstream: upstream/check.sh finished" \
-			"exit ${rc:-none} with no failed check (stopped at its 900 s bound?)"
+			"exit ${rc:-none} with no failed check (stopped at its 1800 s bound?)"
 }
 
 # --vm qemu: the same selftests on an x86_64 kernel (x86_64_defconfig and
@@ -917,11 +936,8 @@ check_qemu()
 {
 	local out="$SCRATCH/qemu" rc f args=()
 
-	# The x86_64 build takes about 15 minutes here, more than make check's
-	# cold budget has left: make check-qemu builds it; make check uses it.
-	if [ "${1:-}" != build ] &&
-		! TOOSMALL_NO_BUILD=1 run_bounded 300 ./run.sh --vm qemu --build-only >/dev/null 2>&1; then
-		skip "qemu: a short --vm qemu run" "the x86_64 kernel is not in the cache: make check-qemu builds it (about 15 min on 2 cores) and runs this group"
+	if [ "${1:-}" != build ] && ! qemu_cached; then
+		skip "qemu: a short --vm qemu run" "the x86_64 kernel is not in the cache: make check-qemu builds it (about 17 min on 2 cores) and runs this group"
 		return
 	fi
 	for f in "${QEMU_FILTERS[@]}"; do
@@ -1178,6 +1194,7 @@ main()
 		isolation) check_uml_isolation ;;
 		jobs) check_uml_jobs ;;
 		upstream) check_upstream ;;
+		upstream-qemu) check_upstream qemu ;;
 		qemu) check_qemu ;;
 		qemu-build) check_qemu build ;;
 		kernel) check_kernel_patches ;;

@@ -19,6 +19,11 @@
 #              past "no hugetlbfs" and skips the hugetlb tests; the
 #              installed run_kselftest.sh -t mm/oom:<test> runs; a
 #              run_vmtests.sh failure followed by a skip exits 1
+#   qemu       the same on the cached x86_64 kernel under QEMU (./run.sh
+#              --vm qemu --exec), when CHECK_VMS names it; there
+#              run_vmtests.sh finds hugetlbfs and runs its mdwe category
+#              (x86_64 has hugetlbfs: its hugetlb tests would take
+#              minutes under TCG and test nothing of the series)
 #   tree       the original tree was not written
 # Prints "ok NAME" or "not ok NAME - why" per check, then a totals line;
 # exits 1 if any check failed, 2 on a usage error.
@@ -28,11 +33,13 @@
 # test after it; run.sh boots them one by one), and, in the default
 # reduced set, most cases of the programs that take minutes in full (see
 # REDUCED). Each program still runs, its fixtures' setup and teardown
-# included. run_vmtests.sh runs only its hugetlb category
+# included. run_vmtests.sh runs only its hugetlb category in UML
 # (KSELFTEST_RUN_VMTESTS_SH_ARGS=-t hugetlb): that proves the fix and the
 # hook; mm's full run is long and not what this checks.
 #
-# Environment: CHECK_CASES (reduced, the default, or all: every case but
+# Environment: CHECK_VMS (the guests to run in, default: uml; "uml qemu"
+# adds the x86_64 kernel, which run.sh builds if it is not cached, about
+# 17 minutes on 2 cores), CHECK_CASES (reduced, the default, or all: every case but
 # the known crashes and hangs), CHECK_KSRC (kernel tree, default: the one
 # in the cache), CHECK_SERIES (check this series dir instead of making
 # one), CHECK_OOM_TEST (the program for run_kselftest.sh -t, default:
@@ -48,8 +55,10 @@ OOM=tools/testing/selftests/mm/oom
 export TOOSMALL_CACHE
 : "${CHECK_CASES:=reduced}"
 : "${CHECK_KNOWN_ISSUES:=$TOPDIR/known-issues}"
-# Bounds: the guest's whole run, and each host step.
-readonly UML_SECS=300 BUILD_SECS=600
+: "${CHECK_VMS:=uml}"
+# Bounds: the guest's whole run (QEMU's boot may be emulated: TCG), and
+# each host step.
+readonly UML_SECS=300 QEMU_SECS=900 BUILD_SECS=600
 
 # The reduced set: "PROGRAM GLOB..." (runner names, as ./run.sh --list
 # prints them) for the programs that take minutes in full; the others run
@@ -77,6 +86,12 @@ case "${1:-}" in
 -h | --help) sed -n '3,/^$/s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; exit 0 ;;
 *) echo "upstream/check.sh: no arguments (see --help)" >&2; exit 2 ;;
 esac
+for VM in $CHECK_VMS; do
+	case "$VM" in
+	uml | qemu) ;;
+	*) echo "upstream/check.sh: CHECK_VMS=$CHECK_VMS: uml, qemu or both" >&2; exit 2 ;;
+	esac
+done
 case "$CHECK_CASES" in
 reduced | all) ;;
 *) echo "upstream/check.sh: CHECK_CASES=$CHECK_CASES: reduced or all" >&2; exit 2 ;;
@@ -261,7 +276,7 @@ ksft_var()
 # console of STEP's boot, unless a step of that boot had it.
 ksft()
 {
-	local step=$1 label=$2 line rc='' said='' console=() c=${CONSOLE[$1]:-}
+	local step=$1 label=$2 line rc='' said='' console=() c=${CONSOLE[$VM.$1]:-}
 
 	shift 2
 	if [ -n "$c" ] && [ -z "${CONSOLE_JUDGED[$c]:-}" ]; then
@@ -275,8 +290,8 @@ ksft()
 		"toosmall-ksft-rc="*) rc=${line#*=}; continue ;;
 		esac
 		printf '%s\n' "$line"
-	done < <(python3 "$TOOSMALL" ksft "$GUEST/$step.tap" "$WORK/sel" "$@" \
-		--label "$label" --known-issues "$CHECK_KNOWN_ISSUES" "${console[@]}" \
+	done < <(python3 "$TOOSMALL" ksft "$TAPS/$step.tap" "$WORK/sel" "$@" \
+		--label "$label" --known-issues "$CHECK_KNOWN_ISSUES" --vm "$VM" "${console[@]}" \
 		2>"$WORK/ksft.err"; echo "toosmall-ksft-rc=$?")
 	# An error before any verdict still fails.
 	[ "$rc" = 0 ] || [ -n "$said" ] ||
@@ -294,8 +309,10 @@ guest_script()
 {
 	local step prog var
 
+	printf 'taps=/run/toosmall/out/%s\n' "$VM"
 	cat <<'EOF'
 out=/run/toosmall/out
+mkdir -p $taps
 # devtmpfs has no /dev/stdout (udev makes it); the kselftest runner writes
 # to it.
 for i in 0:stdin 1:stdout 2:stderr; do
@@ -305,8 +322,12 @@ done
 # As on a machine without run.sh: no dir survives a power cut, so the
 # tests that need one skip.
 unset OOM_STATE_DIR
-export KSELFTEST_RUN_VMTESTS_SH_ARGS="-t hugetlb"
 EOF
+	if [ "$VM" = uml ]; then
+		echo 'export KSELFTEST_RUN_VMTESTS_SH_ARGS="-t hugetlb"'
+	else
+		echo 'export KSELFTEST_RUN_VMTESTS_SH_ARGS="-t mdwe"'
+	fi
 	for prog in "${OOM_TESTS[@]}"; do
 		var=$(ksft_var "$prog")
 		printf 'export %s="%s"\n' "$var" "$(cat "$WORK/sel/$prog.args")"
@@ -315,8 +336,8 @@ EOF
 		case "$step" in
 		make)
 			cat <<'EOF'
-cd $out/linux && make -C tools/testing/selftests TARGETS=mm run_tests >$out/make.tap 2>&1
-echo "UPSTREAM:END make rc=$?" >>$out/make.tap
+cd $out/linux && make -C tools/testing/selftests TARGETS=mm run_tests >$taps/make.tap 2>&1
+echo "UPSTREAM:END make rc=$?" >>$taps/make.tap
 EOF
 			;;
 		install)
@@ -325,9 +346,9 @@ EOF
 			# with ">" keeps its own offset and overwrites it. (make
 			# sets O_APPEND on its stdout, which hides this there.)
 			cat <<EOF
-: >\$out/install.tap
-\$out/kselftest/run_kselftest.sh -t mm/oom:$INSTALL_TEST >>\$out/install.tap 2>&1
-echo "UPSTREAM:END install rc=\$?" >>\$out/install.tap
+: >\$taps/install.tap
+\$out/kselftest/run_kselftest.sh -t mm/oom:$INSTALL_TEST >>\$taps/install.tap 2>&1
+echo "UPSTREAM:END install rc=\$?" >>\$taps/install.tap
 EOF
 			;;
 		rank)
@@ -341,29 +362,30 @@ rank() {
 	echo "UPSTREAM:RANK first=$1 rc=$?"
 	rm -rf "$d"
 }
-{ rank 1; rank 0; } >$out/rank.tap 2>&1
-echo "UPSTREAM:END rank" >>$out/rank.tap
+{ rank 1; rank 0; } >$taps/rank.tap 2>&1
+echo "UPSTREAM:END rank" >>$taps/rank.tap
 EOF
 			;;
 		esac
 	done
 }
 
-# boot_guest STEP...: run the steps in UML; OUT/STEP.tap for each, and
-# the boot's console in CONSOLE[STEP].
+# boot_guest STEP...: run the steps in a VM guest; TAPS/STEP.tap for each,
+# and the boot's console in CONSOLE[VM.STEP].
 boot_guest()
 {
-	local s rc
+	local s rc secs=$UML_SECS
 
+	[ "$VM" = uml ] || secs=$QEMU_SECS
 	BOOTS=$((BOOTS + 1))
 	guest_script "$@" >"$WORK/guest.sh"
-	run "$UML_SECS" "$TOPDIR/run.sh" --run-timeout $((UML_SECS - 20)) \
-		--output "$WORK/uml" --exec "$(cat "$WORK/guest.sh")" >>"$WORK/uml.log" 2>&1
+	run "$secs" "$TOPDIR/run.sh" --vm "$VM" --run-timeout $((secs - 20)) \
+		--output "$WORK/vm" --exec "$(cat "$WORK/guest.sh")" >>"$WORK/$VM.log" 2>&1
 	rc=$?
 	# run.sh wants an output dir without a console.log.
-	mv "$WORK/uml/console.log" "$WORK/uml/console.$BOOTS.log" 2>/dev/null
+	mv "$WORK/vm/console.log" "$WORK/vm/console.$BOOTS.log" 2>/dev/null
 	for s in "$@"; do
-		CONSOLE[$s]=$WORK/uml/console.$BOOTS.log
+		CONSOLE[$VM.$s]=$WORK/vm/console.$BOOTS.log
 	done
 	return "$rc"
 }
@@ -371,7 +393,7 @@ boot_guest()
 # step_done STEP: whether the guest finished STEP.
 step_done()
 {
-	grep -q "^UPSTREAM:END $1" "$GUEST/$1.tap" 2>/dev/null
+	grep -q "^UPSTREAM:END $1" "$TAPS/$1.tap" 2>/dev/null
 }
 
 check_series()
@@ -410,7 +432,7 @@ check_apply()
 {
 	local p out err=
 
-	mkdir -p "$GUEST" && chmod 755 "$WORK/uml" "$GUEST"
+	mkdir -p "$GUEST" && chmod 755 "$WORK/vm" "$GUEST"
 	if ! out=$(copy_tree "$SRC" "$COPY" 2>&1); then
 		not_ok "copy of the tree" "cp failed" "$out"
 		finish
@@ -522,13 +544,11 @@ check_install()
 	fi
 }
 
-check_uml()
+check_guest()
 {
 	local steps=(make install rank) s p rc t1 n order
 
-	mkdir -p "$WORK/sel" || exit 2
-	select_cases "$WORK/sel" "${OOM_TESTS[@]}"
-	chmod -R a+rX "$GUEST"
+	TAPS=$GUEST/$VM
 	t1=$SECONDS
 	boot_guest "${steps[@]}"
 	rc=$?
@@ -538,53 +558,63 @@ check_uml()
 		echo "# the guest did not finish make run_tests (run.sh exit $rc): install and rank get a second boot"
 		boot_guest install rank
 	fi
-	echo "# uml part took $((SECONDS - t1))s"
+	echo "# $VM part took $((SECONDS - t1))s"
 
 	if step_done make; then
-		rc=$(sed -n 's/^UPSTREAM:END make rc=//p' "$GUEST/make.tap")
-		order=$(grep -oE '^(not )?ok [0-9]+ selftests: mm(/oom)?: [^ ]+' "$GUEST/make.tap" | awk '{ print $NF }' | tr '\n' ' ')
+		rc=$(sed -n 's/^UPSTREAM:END make rc=//p' "$TAPS/make.tap")
+		order=$(grep -oE '^(not )?ok [0-9]+ selftests: mm(/oom)?: [^ ]+' "$TAPS/make.tap" | awk '{ print $NF }' | tr '\n' ' ')
 		n=$(printf '%s\n' "${OOM_TESTS[@]}" run_vmtests.sh | tr '\n' ' ')
 		if [ "$rc" = 0 ] && [ "$order" = "$n" ]; then
-			ok "uml: make -C tools/testing/selftests TARGETS=mm run_tests ran the ${#OOM_TESTS[@]} oom programs, then run_vmtests.sh"
+			ok "$VM: make -C tools/testing/selftests TARGETS=mm run_tests ran the ${#OOM_TESTS[@]} oom programs, then run_vmtests.sh"
 		else
-			not_ok "uml: make TARGETS=mm run_tests runs the oom programs, then run_vmtests.sh" "make rc=$rc, ran: ${order:-nothing}" \
-				"$(grep -vE '^(# |ok |not ok )' "$GUEST/make.tap" | tail -n 10)"
+			not_ok "$VM: make TARGETS=mm run_tests runs the oom programs, then run_vmtests.sh" "make rc=$rc, ran: ${order:-nothing}" \
+				"$(grep -vE '^(# |ok |not ok )' "$TAPS/make.tap" | tail -n 10)"
 		fi
 	else
-		not_ok "uml: make TARGETS=mm run_tests finished" "no end marker (run.sh exit $rc)" \
-			"$(grep '^toosmall: error' "$WORK/uml.log" | head -n 3)" \
-			"$(tail -n 3 "$GUEST/make.tap" 2>/dev/null)"
+		not_ok "$VM: make TARGETS=mm run_tests finished" "no end marker (run.sh exit $rc)" \
+			"$(grep '^toosmall: error' "$WORK/$VM.log" | head -n 3)" \
+			"$(tail -n 3 "$TAPS/make.tap" 2>/dev/null)"
 	fi
-	ksft make "uml: make run_tests: mm/oom:{prog}" "${OOM_TESTS[@]}"
+	ksft make "$VM: make run_tests: mm/oom:{prog}" "${OOM_TESTS[@]}"
 
-	# run_vmtests.sh's part of the make output: every hugetlb test skips
-	# with the reason, none fails, and nr_hugepages (absent) is left alone.
-	sed -n '/^# selftests: mm: run_vmtests.sh/,$p' "$GUEST/make.tap" 2>/dev/null >"$WORK/vmtests.tap"
-	p=$(grep -E '^(not )?ok [0-9]+ selftests: mm: run_vmtests.sh' "$WORK/vmtests.tap" | tail -n 1)
-	n=$(grep -c '^# ok [0-9]* [^ ].* # SKIP no hugetlbfs$' "$WORK/vmtests.tap")
-	if [[ "$p" == ok*'# SKIP'* ]] && [ "$n" -gt 0 ] &&
-		! grep -qE 'no hugetlbfs support in kernel\?|^# not ok |nr_hugepages' "$WORK/vmtests.tap"; then
-		ok "uml: run_vmtests.sh -t hugetlb runs past the hugetlbfs probe and skips its $n hugetlb tests (# SKIP no hugetlbfs)"
+	# run_vmtests.sh's part of the make output: in UML every hugetlb test
+	# skips with the reason, none fails, and nr_hugepages (absent) is left
+	# alone; on x86_64 the probe finds hugetlbfs and mdwe_test passes.
+	sed -n '/^# selftests: mm: run_vmtests.sh/,$p' "$TAPS/make.tap" 2>/dev/null >"$WORK/$VM.vmtests.tap"
+	p=$(grep -E '^(not )?ok [0-9]+ selftests: mm: run_vmtests.sh' "$WORK/$VM.vmtests.tap" | tail -n 1)
+	n=$(grep -c '^# ok [0-9]* [^ ].* # SKIP no hugetlbfs$' "$WORK/$VM.vmtests.tap")
+	if [ "$VM" != uml ]; then
+		if [[ "$p" == ok* ]] && [[ "$p" != *'# SKIP'* ]] &&
+			grep -q '^# ok [0-9]* ./mdwe_test$' "$WORK/$VM.vmtests.tap" &&
+			! grep -qE 'no hugetlbfs support in kernel|^# not ok ' "$WORK/$VM.vmtests.tap"; then
+			ok "$VM: run_vmtests.sh -t mdwe finds hugetlbfs and passes mdwe_test"
+		else
+			not_ok "$VM: run_vmtests.sh -t mdwe finds hugetlbfs and passes mdwe_test" "got: ${p:-no result line}" \
+				"$(grep -E 'hugetlbfs|^# (not )?ok ' "$WORK/$VM.vmtests.tap" | head -n 5)"
+		fi
+	elif [[ "$p" == ok*'# SKIP'* ]] && [ "$n" -gt 0 ] &&
+		! grep -qE 'no hugetlbfs support in kernel\?|^# not ok |nr_hugepages' "$WORK/$VM.vmtests.tap"; then
+		ok "$VM: run_vmtests.sh -t hugetlb runs past the hugetlbfs probe and skips its $n hugetlb tests (# SKIP no hugetlbfs)"
 	else
-		not_ok "uml: run_vmtests.sh skips the hugetlb tests without hugetlbfs" "got: ${p:-no result line}" \
-			"$({ grep -E 'no hugetlbfs support in kernel\?|^# not ok |nr_hugepages' "$WORK/vmtests.tap" ||
-				grep -E 'hugetlbfs' "$WORK/vmtests.tap"; } | head -n 5)"
+		not_ok "$VM: run_vmtests.sh skips the hugetlb tests without hugetlbfs" "got: ${p:-no result line}" \
+			"$({ grep -E 'no hugetlbfs support in kernel\?|^# not ok |nr_hugepages' "$WORK/$VM.vmtests.tap" ||
+				grep -E 'hugetlbfs' "$WORK/$VM.vmtests.tap"; } | head -n 5)"
 	fi
 
 	if step_done install; then
-		ksft install "uml: installed run_kselftest.sh -t mm/oom:{prog}" "$INSTALL_TEST"
+		ksft install "$VM: installed run_kselftest.sh -t mm/oom:{prog}" "$INSTALL_TEST"
 	else
-		not_ok "uml: installed run_kselftest.sh -t mm/oom:$INSTALL_TEST" "did not finish" \
-			"$(tail -n 10 "$GUEST/install.tap" 2>/dev/null)"
+		not_ok "$VM: installed run_kselftest.sh -t mm/oom:$INSTALL_TEST" "did not finish" \
+			"$(tail -n 10 "$TAPS/install.tap" 2>/dev/null)"
 	fi
 
-	s=$(sed -n 's/^UPSTREAM:RANK first=\([0-9]*\) rc=\([0-9]*\).*/\1:\2/p' "$GUEST/rank.tap" 2>/dev/null | tr '\n' ' ')
-	if [ "$s" = "1:1 0:4 " ] && grep -q '^not ok 1 map_fixed_noreplace' "$GUEST/rank.tap" &&
-		grep -q '^ok 2 map_populate # SKIP' "$GUEST/rank.tap"; then
-		ok "uml: run_vmtests.sh exits 1 when a failure is followed by a skip, 4 when a pass is"
+	s=$(sed -n 's/^UPSTREAM:RANK first=\([0-9]*\) rc=\([0-9]*\).*/\1:\2/p' "$TAPS/rank.tap" 2>/dev/null | tr '\n' ' ')
+	if [ "$s" = "1:1 0:4 " ] && grep -q '^not ok 1 map_fixed_noreplace' "$TAPS/rank.tap" &&
+		grep -q '^ok 2 map_populate # SKIP' "$TAPS/rank.tap"; then
+		ok "$VM: run_vmtests.sh exits 1 when a failure is followed by a skip, 4 when a pass is"
 	else
-		not_ok "uml: run_vmtests.sh ranks its exit status" "first:rc got ${s:-none}, want 1:1 0:4" \
-			"$(grep -vE '^# ' "$GUEST/rank.tap" 2>/dev/null | tail -n 8)"
+		not_ok "$VM: run_vmtests.sh ranks its exit status" "first:rc got ${s:-none}, want 1:1 0:4" \
+			"$(grep -vE '^# ' "$TAPS/rank.tap" 2>/dev/null | tail -n 8)"
 	fi
 }
 
@@ -602,8 +632,8 @@ main()
 	# WORK, which goes.  Only they: run.sh stages the kernel in TMPDIR for
 	# its unprivileged UML user, who cannot enter WORK (mode 0700).
 	mkdir "$WORK/tmp" || exit 2
-	COPY=$WORK/uml/guest/linux
-	GUEST=$WORK/uml/guest
+	COPY=$WORK/vm/guest/linux
+	GUEST=$WORK/vm/guest
 	PATCHES=()
 	OOM_TESTS=()
 
@@ -614,7 +644,12 @@ main()
 	check_checkpatch
 	check_build
 	check_install
-	check_uml
+	mkdir -p "$WORK/sel" || exit 2
+	select_cases "$WORK/sel" "${OOM_TESTS[@]}"
+	chmod -R a+rX "$GUEST"
+	for VM in $CHECK_VMS; do
+		check_guest
+	done
 
 	if [ -z "$(find "$SRC" -newer "$WORK/stamp" -print -quit)" ]; then
 		ok "the original tree was not written"
