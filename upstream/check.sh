@@ -585,7 +585,7 @@ check_guest()
 	n=$(grep -c '^# ok [0-9]* [^ ].* # SKIP no hugetlbfs$' "$WORK/$VM.vmtests.tap")
 	if [ "$VM" != uml ]; then
 		if [[ "$p" == ok* ]] && [[ "$p" != *'# SKIP'* ]] &&
-			grep -q '^# ok [0-9]* ./mdwe_test$' "$WORK/$VM.vmtests.tap" &&
+			grep -qE '^# ok [0-9]+ (\./)?mdwe_test$' "$WORK/$VM.vmtests.tap" &&
 			! grep -qE 'no hugetlbfs support in kernel|^# not ok ' "$WORK/$VM.vmtests.tap"; then
 			ok "$VM: run_vmtests.sh -t mdwe finds hugetlbfs and passes mdwe_test"
 		else

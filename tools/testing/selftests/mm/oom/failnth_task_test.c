@@ -101,7 +101,7 @@ static const int exec_fates[] = { SIGSEGV, 0 };
 static const int ns_errnos[] = { ENOMEM, 0 };
 
 /*
- * unshare(CLONE_NEWNET) runs every pernet init, two of which turn a failed
+ * unshare(CLONE_NEWNET) runs every pernet init, and several turn a failed
  * allocation into another errno (linux 6.12):
  *  - EEXIST: fs/proc/proc_net.c:proc_net_ns_init() sets "err = -EEXIST"
  *    (fs/proc/proc_net.c:387) and returns it when proc_net_mkdir() of
@@ -109,11 +109,23 @@ static const int ns_errnos[] = { ENOMEM, 0 };
  *  - ENODEV: lib/kobject_uevent.c:uevent_net_init() returns -ENODEV
  *    (lib/kobject_uevent.c:787) when netlink_kernel_create() returns
  *    NULL, as it does when the socket, its inode or its listeners cannot
- *    be allocated.
+ *    be allocated;
+ * and, with IPv4 and IPv6 (x86_64_defconfig; UML's kernel has no INET):
+ *  - EAFNOSUPPORT: the same, in net/ipv4/fib_frontend.c:
+ *    nl_fib_lookup_init() (line 1425);
+ *  - ENFILE: net/socket.c:__sock_create() when sock_alloc() cannot get
+ *    its inode (line 1526), for the pernet kernel sockets;
+ *  - ENOBUFS: net/ipv6/af_inet6.c:inet6_create() when sk_alloc() fails
+ *    (line 192), and the sysctl registrations of
+ *    net/ipv6/addrconf.c:__addrconf_sysctl_register() (line 7323) and
+ *    net/core/neighbour.c:neigh_sysctl_register() (line 3890).
  * Not EINVAL: that one comes from an ENOMEM that
- * net/core/net-sysfs.c:netdev_register_kobject() ignores.
+ * net/core/net-sysfs.c:netdev_register_kobject() ignores (F5). Not EPERM:
+ * net/netfilter/x_tables.c:xt_proto_init() returns -1 (line 1943) when its
+ * /proc entries cannot be created (F16).
  */
-static const int net_errnos[] = { ENOMEM, EEXIST, ENODEV, 0 };
+static const int net_errnos[] = { ENOMEM, EEXIST, ENODEV, EAFNOSUPPORT,
+				  ENFILE, ENOBUFS, 0 };
 
 /*
  * unshare(CLONE_NEWUSER): kernel/fork.c:ksys_unshare() calls
