@@ -30,6 +30,9 @@
 #   qemu_failnth_call_rate  the same figures as UML's, under --vm qemu
 #                       (KVM where /dev/kvm opens, else TCG: said)
 # A command that failed prints "failed", never a time.
+# tests/bench.sh vm (make bench-vm) prints only the side-by-side figures:
+# boot_to_test_s, suite_jobsN_s and the fail-nth rates on UML, then the
+# qemu_ ones (about 15 minutes here once the x86_64 kernel is cached).
 # Works on a copy of the default tree in a temporary cache, so neither your
 # cache nor any tree of yours is touched (the --vm qemu figures build and use
 # the x86_64 kernel in your cache). Takes about 42 minutes on 2 cores.
@@ -40,6 +43,10 @@ cd "$TOPDIR" || exit 2
 CACHE=${TOOSMALL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/toosmall}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/toosmall-bench.XXXXXX") || exit 2
 trap 'rm -rf "$WORK"' EXIT
+case "${1:-all}" in
+all | vm) PART=${1:-all} ;;
+*) echo "bench: $1: all (the default) or vm" >&2; exit 2 ;;
+esac
 ONE='failnth_fs.tmpfs.open_creat.both'
 SUBSET='failnth_fs.tmpfs.*.both'
 
@@ -88,35 +95,42 @@ print(eval(sys.argv[2], {"r": r}))' "$1" "$2" 2>/dev/null || echo "?"
 }
 
 ./run.sh --build-only >"$WORK/bench.log" 2>&1 || { cat "$WORK/bench.log"; exit 1; }
-src=$(find "$CACHE/src" -maxdepth 1 -name 'linux-source-6.12-*' -type d | head -n 1)
-[ -n "$src" ] || { echo "bench: no unpacked tree in $CACHE/src" >&2; exit 2; }
-cp -a "$src" "$WORK/linux" || exit 5
-mkdir -p "$WORK/cache"
-
 echo "toosmall bench on $(nproc) cores, $(date -u +%F)"
-figure cold_build_s "$(secs ./run.sh --kernel-src "$WORK/linux" --cache "$WORK/cache" --build-only)" \
-	"target <= 180 (kunit.py minimal UML: 166)"
-figure noop_rebuild_s "$(secs ./run.sh --kernel-src "$WORK/linux" --cache "$WORK/cache" --build-only)" \
-	"user tree, make decides"
-figure noop_cached_s "$(secs ./run.sh --build-only)" "Debian's tree, stamp"
-touch "$WORK/linux/mm/page_alloc.c"
-figure one_file_loop_s "$(secs ./run.sh --kernel-src "$WORK/linux" --cache "$WORK/cache" \
-	--filter "$ONE" --output "$WORK/one")" "one test (kunit.py's loop: 11.8)"
-touch "$WORK/linux/mm/page_alloc.c"
-figure dev_loop_s "$(secs ./run.sh --kernel-src "$WORK/linux" --cache "$WORK/cache" \
-	--filter 'failnth_mm.*' --output "$WORK/dev")" "failnth_mm, 39 tests; target <= 10"
+n=$(nproc)
+if [ "$PART" = all ]; then
+	src=$(find "$CACHE/src" -maxdepth 1 -name 'linux-source-6.12-*' -type d | head -n 1)
+	[ -n "$src" ] || { echo "bench: no unpacked tree in $CACHE/src" >&2; exit 2; }
+	cp -a "$src" "$WORK/linux" || exit 5
+	mkdir -p "$WORK/cache"
+
+	figure cold_build_s "$(secs ./run.sh --kernel-src "$WORK/linux" --cache "$WORK/cache" --build-only)" \
+		"target <= 180 (kunit.py minimal UML: 166)"
+	figure noop_rebuild_s "$(secs ./run.sh --kernel-src "$WORK/linux" --cache "$WORK/cache" --build-only)" \
+		"user tree, make decides"
+	figure noop_cached_s "$(secs ./run.sh --build-only)" "Debian's tree, stamp"
+	touch "$WORK/linux/mm/page_alloc.c"
+	figure one_file_loop_s "$(secs ./run.sh --kernel-src "$WORK/linux" --cache "$WORK/cache" \
+		--filter "$ONE" --output "$WORK/one")" "one test (kunit.py's loop: 11.8)"
+	touch "$WORK/linux/mm/page_alloc.c"
+	figure dev_loop_s "$(secs ./run.sh --kernel-src "$WORK/linux" --cache "$WORK/cache" \
+		--filter 'failnth_mm.*' --output "$WORK/dev")" "failnth_mm, 39 tests; target <= 10"
+fi
 ./run.sh --exec true --output "$WORK/boot" >>"$WORK/bench.log" 2>&1
 figure boot_to_test_s "$(sed -n 's/.*TOOSMALL:READY.*uptime_s=\([0-9.]*\).*/\1/p' "$WORK/boot/console.log")" \
 	"guest uptime at init ready; target <= 0.5"
-one=$(secs ./run.sh --jobs 1 --output "$WORK/suite")
-figure suite_jobs1_s "$one" "$(field "$WORK/suite/results.json" 'len(r["tests"])') tests, one UML"
-n=$(nproc)
-many=$(secs ./run.sh --jobs "$n" --output "$WORK/suite-n")
-figure "suite_jobs${n}_s" "$many" "--jobs $n; target <= 240 on 2 cores"
-number jobs_speedup "$(ratio "$one" "$many")" x "--jobs $n against --jobs 1; target >= 1.7 on 2 cores"
-figure sites_run_s "$(secs ./run.sh --jobs "$n" --sites --output "$WORK/sites")" \
-	"the suite under --sites (a stack dumped per fault)"
-python3 - "$WORK/suite/results.json" <<'PY' 2>/dev/null
+if [ "$PART" = vm ]; then
+	figure "suite_jobs${n}_s" "$(secs ./run.sh --jobs "$n" --output "$WORK/suite")" \
+		"$(field "$WORK/suite/results.json" 'len(r["tests"])') tests, UML"
+fi
+if [ "$PART" = all ]; then
+	one=$(secs ./run.sh --jobs 1 --output "$WORK/suite")
+	figure suite_jobs1_s "$one" "$(field "$WORK/suite/results.json" 'len(r["tests"])') tests, one UML"
+	many=$(secs ./run.sh --jobs "$n" --output "$WORK/suite-n")
+	figure "suite_jobs${n}_s" "$many" "--jobs $n; target <= 240 on 2 cores"
+	number jobs_speedup "$(ratio "$one" "$many")" x "--jobs $n against --jobs 1; target >= 1.7 on 2 cores"
+	figure sites_run_s "$(secs ./run.sh --jobs "$n" --sites --output "$WORK/sites")" \
+		"the suite under --sites (a stack dumped per fault)"
+	python3 - "$WORK/suite/results.json" <<'PY' 2>/dev/null
 import json, sys
 r = json.load(open(sys.argv[1]))
 progs = {}
@@ -128,31 +142,34 @@ for t in r['tests']:
 for p, (s, n) in sorted(progs.items(), key=lambda kv: -kv[1][0]):
 	print('%-20s %8.1f s   %d tests' % ('prog_' + p + '_s', s, n))
 PY
+fi
 number failnth_points "$(field "$WORK/suite/results.json" 'r["failnth"]["points"]')" points \
 	"in $(field "$WORK/suite/results.json" 'r["failnth"]["sweeps"]') sweeps"
 number failnth_rate "$(field "$WORK/suite/results.json" 'r["failnth"]["points_per_s"]')" points/s \
 	"sweeping only (set-up and boots excluded)"
 number failnth_call_rate "$(field "$WORK/suite/results.json" 'r["failnth"]["calls_points_per_s"]')" points/s \
 	"the single-call sweeps alone (not failnth_work's whole commands)"
-number failnth_sites "$(field "$WORK/sites/results.json" 'r["sites"]["distinct"]')" sites \
-	"distinct call sites failed, whole suite under --sites"
-number failnth_unattributed "$(field "$WORK/sites/results.json" 'r["sites"]["unattributed"]')" points \
-	"of $(field "$WORK/sites/results.json" 'r["sites"]["points"]') fail-nth points, no stack (__GFP_NOWARN)"
+if [ "$PART" = all ]; then
+	number failnth_sites "$(field "$WORK/sites/results.json" 'r["sites"]["distinct"]')" sites \
+		"distinct call sites failed, whole suite under --sites"
+	number failnth_unattributed "$(field "$WORK/sites/results.json" 'r["sites"]["unattributed"]')" points \
+		"of $(field "$WORK/sites/results.json" 'r["sites"]["points"]') fail-nth points, no stack (__GFP_NOWARN)"
 
-# The debug profile's cost, on one subset run under both profiles here.
-./run.sh --profile debug --build-only >>"$WORK/bench.log" 2>&1
-d=$(secs ./run.sh --jobs 1 --filter "$SUBSET" --output "$WORK/default")
-g=$(secs ./run.sh --jobs 1 --profile debug --filter "$SUBSET" --output "$WORK/debug")
-number debug_slowdown "$(ratio "$g" "$d")" x \
-	"$SUBSET: default ${d}s, debug ${g}s (run incl. boot; kmemleak scan 5s/test)"
-# make check's group debug: its fail-nth subset, as there.
-args=()
-read -ra globs <<<"$(sed -n "s/^DEBUG_FAILNTH=(\(.*\))$/\1/p" tests/check.sh | tr -d "'")"
-for g in "${globs[@]}"; do
-	args+=(--filter "$g")
-done
-figure debug_failnth_s "$(secs ./run.sh --profile debug "${args[@]}" --output "$WORK/debug-subset")" \
-	"$(field "$WORK/debug-subset/results.json" 'len(r["tests"])') tests of make check's group debug"
+	# The debug profile's cost, on one subset run under both profiles here.
+	./run.sh --profile debug --build-only >>"$WORK/bench.log" 2>&1
+	d=$(secs ./run.sh --jobs 1 --filter "$SUBSET" --output "$WORK/default")
+	g=$(secs ./run.sh --jobs 1 --profile debug --filter "$SUBSET" --output "$WORK/debug")
+	number debug_slowdown "$(ratio "$g" "$d")" x \
+		"$SUBSET: default ${d}s, debug ${g}s (run incl. boot; kmemleak scan 5s/test)"
+	# make check's group debug: its fail-nth subset, as there.
+	args=()
+	read -ra globs <<<"$(sed -n "s/^DEBUG_FAILNTH=(\(.*\))$/\1/p" tests/check.sh | tr -d "'")"
+	for g in "${globs[@]}"; do
+		args+=(--filter "$g")
+	done
+	figure debug_failnth_s "$(secs ./run.sh --profile debug "${args[@]}" --output "$WORK/debug-subset")" \
+		"$(field "$WORK/debug-subset/results.json" 'len(r["tests"])') tests of make check's group debug"
+fi
 
 # The same suite on an x86_64 kernel under QEMU (issue 16's figures).
 figure qemu_build_s "$(secs ./run.sh --vm qemu --build-only)" \

@@ -124,8 +124,9 @@ static const int ns_errnos[] = { ENOMEM, 0 };
  * net/netfilter/x_tables.c:xt_proto_init() returns -1 (line 1943) when its
  * /proc entries cannot be created (F16).
  */
-static const int net_errnos[] = { ENOMEM, EEXIST, ENODEV, EAFNOSUPPORT,
-				  ENFILE, ENOBUFS, 0 };
+static const int net_errnos[] = {
+	ENOMEM, EEXIST, ENODEV, EAFNOSUPPORT, ENFILE, ENOBUFS, 0,
+};
 
 /*
  * unshare(CLONE_NEWUSER): kernel/fork.c:ksys_unshare() calls
