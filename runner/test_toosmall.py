@@ -491,6 +491,23 @@ class KnownIssues(unittest.TestCase):
 			with self.subTest(bad=bad), self.assertRaises(SystemExit):
 				known_of(self.F1 % bad)
 
+	def test_harness_death_is_the_reason(self):
+		"""A test whose child died has no failing point: the harness's
+		words are its reason, for a signature to match (F17)."""
+		body = ['# Starting 1 tests from 1 test cases.',
+			'#  RUN           task.fork.both ...',
+			'# both: Test terminated unexpectedly by signal 11',
+			'#          FAIL  task.fork.both']
+		run = one_test('default', *body)
+		self.assertEqual('Test terminated unexpectedly by signal 11',
+				 run['tests'][0]['reason'])
+		run['kernel']['vm'] = 'qemu'
+		toosmall.apply_known(run, known_of(
+			'x.*\tfail|pass\tF17\tdefault@qemu\t/terminated unexpectedly by signal 11/ rseq\n'))
+		self.assertIn('xfail', run['tests'][0])
+		run = one_test('default', *body[:2], body[3])
+		self.assertEqual('test reported not ok', run['tests'][0]['reason'])
+
 	def test_every_failing_point_must_match(self):
 		run = one_test('default', *POINTS)
 		toosmall.apply_known(run, known_of(self.F1 % 'default'))
@@ -578,11 +595,12 @@ class KnownIssues(unittest.TestCase):
 				# UML's own bugs, fixed by the default kernel's patches,
 				# on other kernels; mainline's on the default kernel and
 				# on any 6.12 tree; F15's where a 9p mount can hold the
-				# binary, F16's where there is INET: in the QEMU guest.
+				# binary, F16's where there is INET, F17's where there
+				# is rseq: in the QEMU guest.
 				want = ['default', 'release=6.12.*']
 				if e['fid'] in ('F2', 'F3'):
 					want = ['other']
-				elif e['fid'] in ('F15', 'F16'):
+				elif e['fid'] in ('F15', 'F16', 'F17'):
 					want = [k + '@qemu' for k in want]
 				self.assertEqual(want, e['kernels'])
 		f8 = [e for e in known if e['fid'] == 'F8']

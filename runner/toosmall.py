@@ -779,7 +779,7 @@ def judge(t):
 				t['reason'] = 'harness XFAIL: ' + (why or '')
 		else:
 			t['status'] = 'fail'
-			t['reason'] = failure_reason(t['failures'])
+			t['reason'] = failure_reason(t['failures'], log)
 		# A result line is not the end of the program: one that then
 		# exits non-zero or dies by a signal (128 + N from the guest's
 		# shell, 124 from its timeout) did not pass.
@@ -845,10 +845,19 @@ def exit_status_name(rc):
 	return 'with %d' % n
 
 
-def failure_reason(points):
+# kselftest_harness.h's __wait_for_test(), when the test's child died.
+HARNESS_DEATH = re.compile(r'^# (?:\S+: )?(Test terminated (?:unexpectedly by signal \d+|by timeout))\s*$')
+
+
+def failure_reason(points, log=()):
 	"""The harness's own words for a failure: its first failing point, and
-	how many more there are (all of them are in the test's 'failures')."""
+	how many more there are (all of them are in the test's 'failures');
+	with none, what the harness says killed the test, if it did."""
 	if not points:
+		for line in log:
+			m = HARNESS_DEATH.match(line)
+			if m:
+				return m.group(1)
 		return 'test reported not ok'
 	if len(points) == 1:
 		return points[0]
