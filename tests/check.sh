@@ -87,13 +87,16 @@ expect()
 	fi
 }
 
-# Never wait without a deadline, even in our own tests.
+# Never wait without a deadline, even in our own tests. In the foreground:
+# timeout's own process group would keep CMD out of reach of a Ctrl-C or
+# of CI's timeout of make check, which signal ours; run.sh stops its UMLs
+# when it is signalled.
 run_bounded()
 {
 	local secs=$1
 
 	shift
-	timeout -k 10 "$secs" "$@"
+	timeout --foreground -k 10 "$secs" "$@"
 }
 
 ksrc()
@@ -195,7 +198,7 @@ check_cli_bad_patch()
 		>"$copy/kernel-patches/9999-broken.patch"
 	expect_exit "cli: a kernel patch that does not apply" 3 \
 		"kernel-patches/9999-broken.patch does not apply" \
-		env TOOSMALL_CACHE="$cache" timeout -k 10 600 "$copy/run.sh" --build-only
+		env TOOSMALL_CACHE="$cache" timeout --foreground -k 10 600 "$copy/run.sh" --build-only
 	if [ -n "$(find "$cache/src" -mindepth 1 -maxdepth 1 ! -name .lock 2>/dev/null)" ]; then
 		not_ok "cli: a patch that does not apply leaves no tree" \
 			"$(ls -A "$cache/src")"
@@ -236,7 +239,7 @@ check_cli()
 	if [ "$(id -u)" = 0 ]; then
 		mkdir -m 0700 "$SCRATCH/private"
 		expect_exit "cli: TMPDIR the UML user cannot enter" 2 "cannot enter .*set TMPDIR" \
-			env TMPDIR="$SCRATCH/private" timeout -k 10 900 \
+			env TMPDIR="$SCRATCH/private" timeout --foreground -k 10 900 \
 			./run.sh --filter 'failnth_fd*' --output "$SCRATCH/private-out"
 		if [ -e "$SCRATCH/private-out" ] || [ -n "$(ls -A "$SCRATCH/private")" ]; then
 			not_ok "cli: private TMPDIR leaves nothing behind" "left:" \
