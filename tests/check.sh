@@ -50,6 +50,10 @@ SKIPPED=0
 N=0
 SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/toosmall-check.XXXXXX") || exit 2
 trap 'rm -rf "$SCRATCH"' EXIT
+# Signalled (Ctrl-C, CI's timeout): exit, so that the EXIT trap runs; the
+# bounded commands, in our process group, got the signal too.
+trap 'exit 130' INT
+trap 'exit 143' TERM HUP
 
 ok()
 {
@@ -716,7 +720,7 @@ check_interrupt_build()
 		rm -rf "$cache"
 		return
 	fi
-	interrupt_at build 'building UML kernel' \
+	interrupt_at build 'building the um kernel' \
 		env TOOSMALL_CACHE="$cache" ./run.sh --kernel-src "$src" --build-only
 	left=$(procs_under "$cache")
 	if [ "$INT_RC" = 130 ] && [ -z "$left" ] &&
