@@ -418,7 +418,7 @@ os.close(fcntl.ioctl(os.open("/dev/kvm", os.O_RDWR), 0xAE01, 0))' 2>/dev/null
 # not KVM as QEMU needs it: PVM (kvm_pvm, in VMs without nested
 # virtualisation) creates VMs there, but runs a stock x86_64 kernel with
 # its paging emulated: measured, more than 200 s to decompress the kernel
-# that TCG boots in 4.
+# that TCG boots to the tests in 5.
 kvm_hw()
 {
 	grep -qwE 'vmx|svm' /proc/cpuinfo
@@ -434,14 +434,14 @@ qemu_setup()
 
 	QEMU_ACCEL=tcg
 	TS_KVM=0
-	KVM_PVM=
-	[ ! -d /sys/module/kvm_pvm ] || KVM_PVM=kvm_pvm
 	if [ ! -c /dev/kvm ]; then
 		why="no /dev/kvm on this host"
 	elif [ -z "$SANDBOX_UID" ] && ! { [ -r /dev/kvm ] && [ -w /dev/kvm ]; }; then
 		why="/dev/kvm is not open to uid $(id -u) (add it to group kvm, or run as root)"
 	elif ! kvm_hw; then
-		why="/dev/kvm is there but the CPU has no VT-x/AMD-V${KVM_PVM:+ (it is PVM, $KVM_PVM, which runs a stock kernel slower than TCG)}"
+		why="/dev/kvm is there but the CPU has no VT-x/AMD-V"
+		[ ! -d /sys/module/kvm_pvm ] ||
+			why="$why (it is PVM, kvm_pvm, which runs a stock kernel slower than TCG)"
 	elif ! kvm_works; then
 		why="/dev/kvm cannot create a VM"
 	else

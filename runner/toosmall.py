@@ -1454,9 +1454,9 @@ def ksft_splats(console):
 	return sorted(splats, key=lambda s: (s['kind'] != 'panic', s['line']))
 
 
-def ksft_known_why(t, known, kind):
+def ksft_known_why(t, known, kernel):
 	"""Why failed case @t is no XFAIL, for a reader of known-issues."""
-	entries = [e for e in known if entry_applies(e, kind, False) and
+	entries = [e for e in known if entry_applies(e, kernel, False) and
 		   fnmatch.fnmatchcase(t['name'], e['glob'])]
 	if not entries:
 		return 'not in known-issues'
@@ -1465,7 +1465,7 @@ def ksft_known_why(t, known, kind):
 	return 'its known-issues signature does not explain it'
 
 
-def ksft_verdict(r, want, known, kind, died, splats):
+def ksft_verdict(r, want, known, kernel, died, splats):
 	"""(summary, problems, notes) of program run @r, whose selected cases
 	are @want (harness names): every selected case reported, and no
 	other; the harness planned them; each case that is not ok is an XFAIL
@@ -1498,7 +1498,7 @@ def ksft_verdict(r, want, known, kind, died, splats):
 			notes.append('known %s %s: %s' % (t['status'], t['name'], t['xfail']))
 			continue
 		bad.append('not ok %s (%s): %s: %s' % (t['name'], t['status'],
-						    ksft_known_why(t, known, kind), t['reason']))
+						    ksft_known_why(t, known, kernel), t['reason']))
 		bad.extend('  ' + rec for rec in failure_records(t)[1:4])
 	notes += ['skip %s: %s' % (t['name'], t['reason']) for t in tests if t['status'] == 'skip']
 	notes += ['xpass %s: expected to fail, passed: %s' % (t['name'], t['xpass'])
@@ -1543,9 +1543,9 @@ def cmd_ksft(args):
 		return 2
 	runs = parse_ksft(lines, args.collection, progs)
 	# The kernel as entry_applies() takes it: its kind and VM.
-	kind = {'kind': args.kernel_kind or (kernel_kind(console) if console else 'default'),
+	kernel = {'kind': args.kernel_kind or (kernel_kind(console) if console else 'default'),
 		'vm': args.vm}
-	run = {'kernel': kind, 'totals': {},
+	run = {'kernel': kernel, 'totals': {},
 	       'tests': [t for p in progs for t in runs[p]['cases'].values()]}
 	apply_known(run, known)
 	splats = ksft_splats(console) if console else []
@@ -1553,7 +1553,7 @@ def cmd_ksft(args):
 	# signature of an entry that excused a case of this run explains it
 	# (F8's XFS reports): that finding struck here, visibly.
 	struck = [e for t in run['tests'] if 'xfail' in t for e in known
-		  if entry_applies(e, kind, False) and t['status'] in e['status'] and
+		  if entry_applies(e, kernel, False) and t['status'] in e['status'] and
 		  fnmatch.fnmatchcase(t['name'], e['glob']) and t['xfail'].split()[0] == e['fid']]
 	excused = {}
 	for sp in list(splats):
@@ -1565,7 +1565,7 @@ def cmd_ksft(args):
 	died = None
 	for p in progs:
 		want = wants[p]
-		summary, bad, notes = ksft_verdict(runs[p], want, known, kind, died, splats)
+		summary, bad, notes = ksft_verdict(runs[p], want, known, kernel, died, splats)
 		if runs[p]['seen'] and runs[p]['result'] is None:
 			died = died or p
 		label = args.label.replace('{prog}', p)
