@@ -679,7 +679,7 @@ main()
 			${OUT:+--output "$OUT"} ${KNOWN_ISSUES:+--known-issues "$KNOWN_ISSUES"} $KNOWN_ANY
 		return
 	fi
-	[ "$VM" = uml ] || DEPS="$DEPS qemu-system-x86_64:qemu-system-x86"
+	[ "$VM" = uml ] || DEPS="$DEPS qemu-system-x86_64:qemu-system-x86 /usr/lib/qemu/virtiofsd:qemu-system-common"
 	deps_check
 	exec {TTY_ERR}>&2
 	trap cleanup EXIT

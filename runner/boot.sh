@@ -73,10 +73,16 @@ mconsole()
 
 # qemu_argv STAGE MEM: the QEMU command line that boots the x86_64 kernel
 # the way UML boots (see boot_once), into VM_ARGV: the host's / read-only
-# over 9p as the root, the run's out dir writable over 9p, the scratch disk
-# as /dev/vda, the serial console on stdout, the monitor on a unix socket
-# in the uml dir. KVM where the user who runs it can open /dev/kvm, else
-# TCG (QEMU_ACCEL says which).
+# over virtiofs as the root (virtiofsd is started by sandbox.sh on the
+# socket VIRTIOFS_SOCK names; virtiofs needs the guest's memory shared with
+# it), the run's out dir writable over 9p, the scratch disk as /dev/vda,
+# the serial console on stdout, the monitor on a unix socket in the uml
+# dir. KVM where the user who runs it can open /dev/kvm, else TCG
+# (QEMU_ACCEL says which).
+#
+# Not 9p for the root: a 9p mount is dead for good once one clunk cannot
+# allocate its request (F14), and a test under fault injection closes the
+# binaries it runs. A FUSE release is allocated at open and cannot fail.
 qemu_argv()
 {
 	local stage=$1 mem=$2 cpu=max
@@ -86,13 +92,16 @@ qemu_argv()
 	fi
 	VM_ARGV=(qemu-system-x86_64 -nodefaults -no-reboot -display none
 		-accel "$QEMU_ACCEL" -cpu "$cpu" -smp 1 -m "$mem"
+		-object "memory-backend-memfd,id=mem,size=$mem,share=on"
+		-machine memory-backend=mem
 		-kernel "$stage/linux"
 		-serial stdio
 		-monitor "unix:$stage/uml/$UMID.mon,server=on,wait=off"
-		-virtfs "local,path=/,mount_tag=root,security_model=none,readonly=on,multidevs=remap"
+		-chardev "socket,id=root,path=$VIRTIOFS_SOCK"
+		-device "vhost-user-fs-pci,chardev=root,tag=root"
 		-virtfs "local,path=$stage/out,mount_tag=out,security_model=none,multidevs=remap"
 		-drive "file=$stage/disk/scratch.img,format=raw,if=virtio,cache=unsafe"
-		-append "console=ttyS0 root=root rootfstype=9p rootflags=trans=virtio,version=9p2000.L,msize=262144,cache=loose ro panic=-1 init=$stage/init toosmall.stage=$stage toosmall.vm=qemu toosmall.sites=$SITES toosmall.mutate=$MUTATE printk.time=1")
+		-append "console=ttyS0 root=root rootfstype=virtiofs ro panic=-1 init=$stage/init toosmall.stage=$stage toosmall.vm=qemu toosmall.sites=$SITES toosmall.mutate=$MUTATE printk.time=1")
 }
 
 # qemu_mem MEM: the -m a guest that asked for MEM gets: no less than
@@ -191,7 +200,9 @@ boot_once()
 	else
 		unshare_cmd=(unshare --user --map-root-user --mount --propagation private)
 	fi
+	VIRTIOFS_SOCK=
 	if [ "${VM:-uml}" = qemu ]; then
+		VIRTIOFS_SOCK="$stage/uml/$UMID.vfs"
 		mem=$(qemu_mem "$mem")
 		qemu_argv "$stage" "$mem"
 	else
@@ -207,7 +218,7 @@ boot_once()
 	host_mark "boot $n umid=$UMID mem=$mem kernel=$KERNEL${QEMU_ACCEL:+ vm=qemu accel=$QEMU_ACCEL}"
 	TS_KERNEL="$KERNEL" TS_INIT="$TOPDIR/runner/guest-init.sh" \
 		TS_TESTS="$TESTS_DIR" TS_OUT="$GUEST_OUT" TS_TMP_MB="$TMP_MB" \
-		TS_KVM="${TS_KVM:-0}" setsid "${unshare_cmd[@]}" "$TOPDIR/runner/sandbox.sh" \
+		TS_KVM="${TS_KVM:-0}" TS_VIRTIOFS="$VIRTIOFS_SOCK" setsid "${unshare_cmd[@]}" "$TOPDIR/runner/sandbox.sh" \
 		"$stage" "$SANDBOX_UID" -- "${VM_ARGV[@]}" \
 		</dev/null >"$fifo" 2>&1 &
 	UML_PID=$!
@@ -296,7 +307,7 @@ boot_once()
 	[ -z "$cur" ] || host_mark "elapsed $cur secs=$(awk -v a="$t_begin" \
 		-v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f", b - a }')"
 	rm -rf "${stage:?}/uml/$UMID"
-	rm -f "$stage/uml/$UMID.mon"
+	rm -f "$stage/uml/$UMID.mon" "$stage/uml/$UMID.vfs"
 	host_mark "boot $n ended${why:+ ($why)}"
 }
 
@@ -366,7 +377,7 @@ boot_plan()
 		[ "$mem" != - ] || mem=$MEM
 		boot_once "$n" "$mem"
 		if [ "$BOOT_READY" = 0 ]; then
-			[ "$n" -gt 1 ] || die "$EXIT_INFRA" "UML did not boot: $(boot_cause) (see $CONSOLE)"
+			[ "$n" -gt 1 ] || die "$EXIT_INFRA" "${VM_NAME:-UML} did not boot: $(boot_cause) (see $CONSOLE)"
 			host_mark "guest did not come back: remaining tests not run"
 			break
 		fi

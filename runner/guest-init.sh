@@ -13,8 +13,8 @@
 #   tests/  the selftest binaries (read-only)
 #   out/    the only writable host dir: the run's OUTPUT/guest
 # and /dev/ubda is a sparse scratch disk, OOM_SCRATCH_DEV to the tests.
-# Under run.sh --vm qemu (toosmall.vm=qemu) the root and out/ are 9p mounts
-# and the scratch disk is /dev/vda.
+# Under run.sh --vm qemu (toosmall.vm=qemu) the root is virtiofs, out/ a 9p
+# mount and the scratch disk /dev/vda.
 
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/run/toosmall/out
@@ -34,10 +34,10 @@ poweroff_now()
 }
 
 # root_alive BIN: whether the test program BIN still starts (lists its
-# tests). A test can take a 9p root with it (F14: the mount is dead once a
-# clunk fails to allocate; files already open still read): every test
-# after it in this boot would fail to start, so the boot ends. hostfs
-# (UML) has no such failure, and is not asked.
+# tests). A test can take a network root with it (F14 did, when the root
+# was 9p: the mount is dead once a clunk fails to allocate; files already
+# open still read): every test after it in this boot would fail to start,
+# so the boot ends. hostfs (UML) has no such failure, and is not asked.
 root_alive()
 {
 	[ "${vm:-uml}" = qemu ] || return 0

@@ -21,8 +21,14 @@
 # made in the private tmpfs and bound over /dev/kvm in this namespace only.
 # The host's node and its mode are untouched.
 #
+# With TS_VIRTIOFS=SOCKET (run.sh --vm qemu), virtiofsd serves the guest's
+# root at SOCKET. It starts here, after the remount, so it serves the same
+# read-only view of / that QEMU and UML have; it runs as this namespace's
+# root (its chroot needs it; this namespace is its sandbox), and UID gets
+# the socket. It is killed when QEMU exits.
+#
 # Inputs come from the environment: TS_KERNEL, TS_INIT, TS_TESTS, TS_OUT,
-# TS_TMP_MB, TS_KVM. Any failure exits 125 before CMD runs.
+# TS_TMP_MB, TS_KVM, TS_VIRTIOFS. Any failure exits 125 before CMD runs.
 
 set -u
 
@@ -73,10 +79,43 @@ for dir in / "$stage" "${HOME:-/}" /tmp /var/tmp "$(dirname "$TS_OUT")"; do
 	fi
 done
 
+if [ -n "${TS_VIRTIOFS:-}" ]; then
+	# The listening socket is made here and handed over (--fd): given a
+	# path, virtiofsd would write a lock file in /run/virtiofsd, which is
+	# read-only now.
+	python3 - "$TS_VIRTIOFS" "${uid:-0}" /usr/lib/qemu/virtiofsd \
+		-f -o source=/ -o sandbox=chroot -o cache=auto -o announce_submounts \
+		-o log_level=err <<-'EOF' &
+		import os, socket, sys
+		path, uid, argv = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+		s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+		s.bind(path + '.new')
+		os.chown(path + '.new', uid, -1)
+		s.listen(1)
+		os.rename(path + '.new', path)
+		os.set_inheritable(s.fileno(), True)
+		os.execv(argv[0], argv + ['--fd=%d' % s.fileno()])
+	EOF
+	for _ in $(seq 50); do
+		[ -S "$TS_VIRTIOFS" ] && break
+		kill -0 $! 2>/dev/null || fail "virtiofsd did not start"
+		sleep 0.1
+	done
+	[ -S "$TS_VIRTIOFS" ] || fail "no virtiofsd socket after 5 s"
+	virtiofsd=$!
+fi
+
 cd "$stage/tmp" || fail "cd $stage/tmp"
 export TMPDIR="$stage/tmp"
 if [ -n "$uid" ]; then
-	exec setpriv --reuid="$uid" --regid="$uid" --clear-groups \
+	set -- setpriv --reuid="$uid" --regid="$uid" --clear-groups \
 		--no-new-privs -- "$@"
 fi
-exec "$@"
+[ -n "${virtiofsd:-}" ] || exec "$@"
+# QEMU runs as a child, so that virtiofsd, which would outlive it for a
+# moment, is ended and reaped here before the host sees the VM gone.
+"$@"
+rc=$?
+kill -KILL "$virtiofsd" 2>/dev/null
+wait "$virtiofsd"
+exit "$rc"

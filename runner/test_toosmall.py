@@ -980,7 +980,12 @@ class BootCause(unittest.TestCase):
 				  'PTRACE_SETOPTIONS failed: Operation not permitted'], 'ptrace_scope'),
 				(['Checking syscall emulation for ptrace...missing'], 'PTRACE_SYSEMU'),
 				(['umid "toosmall-1-1" is already in use by pid 42'], 'another UML (pid 42)'),
-				(['[    0.0] Too few physical memory! Needed=100, given=50'], 'raise --mem')):
+				(['[    0.0] Too few physical memory! Needed=100, given=50'], 'raise --mem'),
+				(['toosmall-sandbox: no virtiofsd socket after 5 s'],
+				 'the sandbox could not start the VM: no virtiofsd socket'),
+				(['qemu-system-x86_64: -device vhost-user-fs-pci,chardev=root,tag=root: '
+				  'vhost_backend_init failed: Protocol error'],
+				 'QEMU could not start the guest: -device vhost-user-fs-pci')):
 			with self.subTest(want=want):
 				self.assertIn(want, self.cause(*lines))
 		self.assertNotIn('XSAVE', self.cause('[    0.1] userspace - ptrace set fp regs failed, '

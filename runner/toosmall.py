@@ -909,6 +909,9 @@ UML_EARLY = [
 	(r'Failed to exec kernel: (.+)', 'UML could not re-exec itself ({0})'),
 	(r'Too few physical memory! Needed=(\d+), given=(\d+)',
 	 'mem= is too small for this kernel (needs {0} bytes, given {1}): raise --mem'),
+	# --vm qemu: what sandbox.sh or QEMU said before the guest ran.
+	(r'^toosmall-sandbox: (.+)', 'the sandbox could not start the VM: {0}'),
+	(r'^qemu-system-\w+: (.+)', 'QEMU could not start the guest: {0}'),
 	(r'setup_physmem - mapping (\d+) bytes of memory at \S+ failed - errno = (\d+)',
 	 'UML could not map its {0} bytes of memory (errno {1}): check the tempdir\'s free '
 	 'space and the memory limits of the user running UML'),

@@ -987,7 +987,8 @@ check_qemu()
 			"$(grep -E 'TOOSMALL-HOST: (hang|evidence|qemu monitor)|sysrq:' "$SCRATCH/qhang/console.log" 2>/dev/null | head -n 8)"
 	fi
 
-	escape_check qemu 600 "mkdir -p /run/x && mount -t 9p -o trans=virtio,version=9p2000.L root /run/x && try /run/x
+	escape_check qemu 600 "mkdir -p /run/x && mount -t virtiofs root /run/x && try /run/x
+		mount -o remount,rw /run/x && try /run/x
 		ln -s /var/tmp /run/toosmall/out/tmp && echo escaped > /run/toosmall/out/tmp/.toosmall-escape" --vm qemu
 }
 
