@@ -353,7 +353,7 @@ FIXTURE_SETUP(work)
 	const char *dev = getenv("OOM_SCRATCH_DEV");
 	const char *missing = failnth_missing();
 	char *const tar[] = { BUSYBOX, "tar", "-cf", TAR, "-C", SRC, ".", NULL };
-	int ret;
+	int fd, ret;
 
 	self->mounted = false;
 	self->made_dir = false;
@@ -396,6 +396,15 @@ FIXTURE_SETUP(work)
 	ASSERT_EQ(0, mkdir(OUT, 0755));
 	ASSERT_EQ(0, run_cmd(tar, 30));
 	ASSERT_EQ(0, system("cd " SRC " && exec " BUSYBOX " find . >" LIST));
+	/*
+	 * SRC on disk before the sweep: should XFS shut down, the teardown
+	 * recovers the log and must find it all the same.
+	 */
+	fd = open(MNT, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ret = syncfs(fd) ? errno : 0;
+	close(fd);
+	ASSERT_EQ(0, ret);
 }
 
 FIXTURE_TEARDOWN(work)
