@@ -1241,16 +1241,41 @@ static void bisect_bracket(double secs, long long peak, double *probe_s,
 	*probe_s = 4 * secs + 4;
 	if (*probe_s > 15)
 		*probe_s = 15;
+	/* Never so short that a probe which fits is cut off as "too small". */
+	if (*probe_s < 2 * secs + 4)
+		*probe_s = 2 * secs + 4;
 	*hi = (peak + MIB - 1) / MIB;
 	if (*hi < 4)
 		*hi = 4;
 }
 
 /*
+ * Whether the bisection between @lo and @hi MiB fits the test's budget
+ * when a probe that fits takes @secs, as the unlimited run did: on a slow
+ * machine (QEMU's TCG: 17 s for metadata, 3 s in UML) it cannot, and a
+ * bisection cut short would measure nothing. Says so when it does not.
+ */
+static bool bisect_fits(FIXTURE_DATA(xfs) * self, const char *job, double secs,
+			long long lo, long long hi)
+{
+	double left = self->end - fx_now() - 40;
+	int probes = 0;
+
+	for (; hi - lo > 1; lo = (lo + hi) / 2)
+		probes++;
+	if (probes * secs <= left)
+		return true;
+	printf("# bisect %s: %d probes of %.1fs each (the unlimited run's time) do not fit the %.0fs left\n",
+	       job, probes, secs, left);
+	return false;
+}
+
+/*
  * The smallest memory.max (1 MiB steps) under which the job completes,
  * by bisection between 2 MiB and the peak of an unlimited run. Returns it
- * in bytes with the largest failing limit in @below, or 0 if out of time
- * or a run stalled (the result in @r). A probe whose group thrashes is too
+ * in bytes with the largest failing limit in @below, 0 if out of time or
+ * a run stalled (the result in @r), or -1 if the bisection cannot fit the
+ * test's budget on this machine (said). A probe whose group thrashes is too
  * small: it ends when PSI reports it (killed as in memcg_below), else at
  * its deadline (probe_s).
  */
@@ -1273,6 +1298,8 @@ static long long measure_need(struct __test_metadata *_metadata,
 	if (note_read("unlimited", job, &peak, &secs)) {
 		printf(NOTE_UNLIMITED_FMT, job, (long long)peak / 1024, secs);
 		bisect_bracket(secs, peak, &probe_s, &hi);
+		if (!bisect_fits(self, job, secs, lo, hi))
+			return -1;
 		n = 1;
 	}
 	for (;;) {
@@ -1304,6 +1331,8 @@ static long long measure_need(struct __test_metadata *_metadata,
 			ASSERT_TRUE(run_fits(r))
 			TH_LOG("%s fails without a limit", job);
 			bisect_bracket(r->secs, r->peak, &probe_s, &hi);
+			if (!bisect_fits(self, job, r->secs, lo, hi))
+				return -1;
 			continue;
 		}
 		if (run_fits(r))
@@ -1499,6 +1528,10 @@ static void fio_case(struct __test_metadata *_metadata,
 		} else {
 			need = measure_need(_metadata, self, variant->job,
 					    &below, &r);
+			if (need < 0)
+				SKIP(return,
+					   "this machine runs %s too slowly to bisect its need in the test's %ds (see the bisect line)",
+					   variant->job, TEST_BUDGET_S);
 			ASSERT_NE(0, need)
 			TH_LOG("no time left to measure what %s needs",
 			       variant->job);
