@@ -4,9 +4,9 @@
 # sandbox.sh STAGE UID -- CMD...
 #
 # Runs inside a private mount namespace (run.sh starts it with unshare) and
-# then execs CMD, the UML kernel. Before that it makes every mount read-only,
-# so neither UML nor the guest (whose root is the host's / over hostfs) can
-# write the host, except for three places:
+# then execs CMD, the UML kernel or QEMU. Before that it makes every mount
+# read-only, so neither the VM nor its guest (whose root is the host's /
+# over hostfs or virtiofs) can write the host, except for four places:
 #   STAGE/out  the run's guest output dir (bind of OUTPUT/guest)
 #   STAGE/uml  UML's uml_dir (mconsole socket, pid file)
 #   STAGE/tmp  a tmpfs private to this namespace, for UML's memory file
@@ -101,8 +101,11 @@ if [ -n "${TS_VIRTIOFS:-}" ]; then
 		kill -0 $! 2>/dev/null || fail "virtiofsd did not start"
 		sleep 0.1
 	done
-	[ -S "$TS_VIRTIOFS" ] || fail "no virtiofsd socket after 5 s"
 	virtiofsd=$!
+	[ -S "$TS_VIRTIOFS" ] || {
+		kill -KILL "$virtiofsd"
+		fail "no virtiofsd socket after 5 s"
+	}
 fi
 
 cd "$stage/tmp" || fail "cd $stage/tmp"
