@@ -1267,6 +1267,11 @@ static void bisect_bracket(double secs, long long peak, double *probe_s,
  * machine (QEMU's TCG: 17 s for metadata, 3 s in UML) it cannot, and a
  * bisection cut short would measure nothing. Says so when it does not.
  */
+#define REASON_SLOW \
+	"this machine runs %s too slowly to bisect its need in the test's time (see the bisect line)"
+#define BISECT_SLOW_FMT \
+	"# bisect %s: %d probes of %.1fs (the unlimited run's) do not fit the %.0fs left\n"
+
 static bool bisect_fits(FIXTURE_DATA(xfs) * self, const char *job, double secs,
 			long long lo, long long hi)
 {
@@ -1277,8 +1282,7 @@ static bool bisect_fits(FIXTURE_DATA(xfs) * self, const char *job, double secs,
 		probes++;
 	if (probes * secs <= left)
 		return true;
-	printf("# bisect %s: %d probes of %.1fs each (the unlimited run's time) do not fit the %.0fs left\n",
-	       job, probes, secs, left);
+	printf(BISECT_SLOW_FMT, job, probes, secs, left);
 	return false;
 }
 
@@ -1541,9 +1545,7 @@ static void fio_case(struct __test_metadata *_metadata,
 			need = measure_need(_metadata, self, variant->job,
 					    &below, &r);
 			if (need < 0)
-				SKIP(return,
-					   "this machine runs %s too slowly to bisect its need in the test's %ds (see the bisect line)",
-					   variant->job, TEST_BUDGET_S);
+				SKIP(return, REASON_SLOW, variant->job);
 			ASSERT_NE(0, need)
 			TH_LOG("no time left to measure what %s needs",
 			       variant->job);
