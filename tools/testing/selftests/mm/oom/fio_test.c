@@ -1261,17 +1261,17 @@ static void bisect_bracket(double secs, long long peak, double *probe_s,
 		*hi = 4;
 }
 
-/*
- * Whether the bisection between @lo and @hi MiB fits the test's budget
- * when a probe that fits takes @secs, as the unlimited run did: on a slow
- * machine (QEMU's TCG: 17 s for metadata, 3 s in UML) it cannot, and a
- * bisection cut short would measure nothing. Says so when it does not.
- */
 #define REASON_SLOW \
 	"this machine runs %s too slowly to bisect its need in the test's time (see the bisect line)"
 #define BISECT_SLOW_FMT \
 	"# bisect %s: %d probes of %.1fs (the unlimited run's) do not fit the %.0fs left\n"
 
+/*
+ * Whether the bisection between @lo and @hi MiB fits the test's budget
+ * when a probe that fits takes @secs, as the unlimited run did: on a slow
+ * machine (QEMU's TCG: 15-20 s for metadata, 3 s in UML) it cannot, and a
+ * bisection cut short would measure nothing. Says so when it does not.
+ */
 static bool bisect_fits(FIXTURE_DATA(xfs) * self, const char *job, double secs,
 			long long lo, long long hi)
 {
