@@ -101,7 +101,7 @@ qemu_argv()
 		-device "vhost-user-fs-pci,chardev=root,tag=root"
 		-virtfs "local,path=$stage/out,mount_tag=out,security_model=none,multidevs=remap"
 		-drive "file=$stage/disk/scratch.img,format=raw,if=virtio,cache=unsafe"
-		-append "console=ttyS0 root=root rootfstype=virtiofs ro panic=-1 init=$stage/init toosmall.stage=$stage toosmall.vm=qemu toosmall.sites=$SITES toosmall.mutate=$MUTATE printk.time=1")
+		-append "console=ttyS0 root=root rootfstype=virtiofs ro panic=-1 init=$stage/init toosmall.stage=$stage toosmall.vm=qemu toosmall.time_mul=$QEMU_TIME_MUL toosmall.sites=$SITES toosmall.mutate=$MUTATE printk.time=1")
 }
 
 # qemu_mem MEM: the -m a guest that asked for MEM gets: no less than

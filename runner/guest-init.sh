@@ -59,6 +59,8 @@ for word in $cmdline; do
 	# run.sh --mutate: fail-nth checks are lied to (failnth.h).
 	toosmall.mutate=1) export FAILNTH_MUTATE=1 ;;
 	toosmall.vm=qemu) vm=qemu ;;
+	# An emulated CPU: the tests' stall windows stretch (stall.h).
+	toosmall.time_mul=*) export OOM_TIME_MUL=${word#*=} ;;
 	esac
 done
 [ "${vm:-uml}" = uml ] || OOM_SCRATCH_DEV=/dev/vda

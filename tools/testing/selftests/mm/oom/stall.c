@@ -70,10 +70,19 @@ int stall_reclaim_count(const char *cg, long long *val)
 	return cg_read_key(cg, "memory.events", "max", val);
 }
 
+long stall_scaled_ms(long ms)
+{
+	const char *env = getenv("OOM_TIME_MUL");
+	int mul = env ? atoi(env) : 1;
+
+	return mul >= 1 && mul <= 4 ? ms * mul : ms;
+}
+
 int stall_watch(const struct stall_watch *w, struct stall_result *res)
 {
 	long long start = cg_now_ms(), now, last_move, progress, p;
 	long long reclaim0, reclaim_at_move, reclaim;
+	long stall_ms = stall_scaled_ms(w->stall_ms);
 	int ret;
 
 	memset(res, 0, sizeof(*res));
@@ -102,13 +111,12 @@ int stall_watch(const struct stall_watch *w, struct stall_result *res)
 		}
 		res->idle_ms = now - last_move;
 		res->reclaim_while_idle = reclaim - reclaim_at_move;
-		if (res->idle_ms >= w->stall_ms &&
-		    res->reclaim_while_idle > 0) {
+		if (res->idle_ms >= stall_ms && res->reclaim_while_idle > 0) {
 			res->verdict = STALL_SPINNING;
 			break;
 		}
 		if (res->elapsed_ms >= w->deadline_ms) {
-			res->verdict = res->idle_ms >= w->stall_ms ?
+			res->verdict = res->idle_ms >= stall_ms ?
 					       STALL_BLOCKED :
 					       STALL_SLOW;
 			break;
@@ -385,7 +393,8 @@ void stall_report(const struct stall_watch *w, const struct stall_result *res,
 	int i, ret;
 
 	stall_log(STALL_FMT, what, verdict_names[res->verdict], res->idle_ms,
-		  w->stall_ms, w->cg ? "memory.events max +" : "allocstall +",
+		  stall_scaled_ms(w->stall_ms),
+		  w->cg ? "memory.events max +" : "allocstall +",
 		  res->reclaim_while_idle, res->reclaim_total, res->elapsed_ms);
 	stall_evidence(w->cg, w->pids, w->nr_pids);
 	if (w->cg) {

@@ -72,7 +72,18 @@ void stall_log(const char *fmt, ...) __printf(1, 2);
 /* The reclaim counter the watch uses for @cg (NULL: the machine). */
 int stall_reclaim_count(const char *cg, long long *val);
 
-/* Polls @w until its outcome, a stall or the deadline; fills @res. */
+/*
+ * @ms, a stall window, times OOM_TIME_MUL from the environment (1 to 4;
+ * 1 when unset), as LTP's LTP_TIMEOUT_MUL: for a kernel whose CPU is
+ * emulated (QEMU's TCG, where run.sh sets 2), so that "no progress for
+ * 10 s" still means what it means at native speed.
+ */
+long stall_scaled_ms(long ms);
+
+/*
+ * Polls @w until its outcome, a stall or the deadline; fills @res. The
+ * stall window is @w->stall_ms scaled (stall_scaled_ms()).
+ */
 int stall_watch(const struct stall_watch *w, struct stall_result *res);
 
 /* True for the verdicts that are stalls (spinning or blocked). */
