@@ -71,11 +71,10 @@ mconsole()
 		sed 's/^/TOOSMALL-HOST: mconsole: /' >>"$CONSOLE"
 }
 
-# qemu_argv STAGE MEM: the QEMU command line that boots the x86_64 kernel
-# the way UML boots (see boot_once), into VM_ARGV: the host's / read-only
-# over virtiofs as the root (virtiofsd is started by sandbox.sh on the
-# socket VIRTIOFS_SOCK names; virtiofs needs the guest's memory shared with
-# it), the run's out dir writable over 9p, the scratch disk as /dev/vda,
+# qemu_argv STAGE MEM SOCK: the QEMU command line that boots the x86_64
+# kernel the way UML boots (see boot_once), into VM_ARGV: the host's /
+# read-only over virtiofs as the root (virtiofsd is started by sandbox.sh
+# on SOCK; virtiofs needs the guest's memory shared with it), the run's out dir writable over 9p, the scratch disk as /dev/vda,
 # the serial console on stdout, the monitor on a unix socket in the uml
 # dir. KVM where the user who runs it can open /dev/kvm, else TCG
 # (QEMU_ACCEL says which).
@@ -85,7 +84,7 @@ mconsole()
 # binaries it runs. A FUSE release is allocated at open and cannot fail.
 qemu_argv()
 {
-	local stage=$1 mem=$2 cpu=max
+	local stage=$1 mem=$2 sock=$3 cpu=max
 
 	if [ "$QEMU_ACCEL" = kvm ]; then
 		cpu=host
@@ -97,7 +96,7 @@ qemu_argv()
 		-kernel "$stage/linux"
 		-serial stdio
 		-monitor "unix:$stage/uml/$UMID.mon,server=on,wait=off"
-		-chardev "socket,id=root,path=$VIRTIOFS_SOCK"
+		-chardev "socket,id=root,path=$sock"
 		-device "vhost-user-fs-pci,chardev=root,tag=root"
 		-virtfs "local,path=$stage/out,mount_tag=out,security_model=none,multidevs=remap"
 		-drive "file=$stage/disk/scratch.img,format=raw,if=virtio,cache=unsafe"
@@ -159,6 +158,7 @@ boot_once()
 {
 	local n=$1 mem=$2 stage="$RUN_TMP/stage" fifo="$RUN_TMP/console.fifo"
 	local events="$RUN_TMP/events" seen=0 line cur="" deadline why="" t_begin
+	local vfs_sock=""
 	local -a lines words unshare_cmd
 
 	UMID="toosmall-$$-${LANE:+$LANE-}$n"
@@ -200,11 +200,10 @@ boot_once()
 	else
 		unshare_cmd=(unshare --user --map-root-user --mount --propagation private)
 	fi
-	VIRTIOFS_SOCK=
 	if [ "${VM:-uml}" = qemu ]; then
-		VIRTIOFS_SOCK="$stage/uml/$UMID.vfs"
+		vfs_sock="$stage/uml/$UMID.vfs"
 		mem=$(qemu_mem "$mem")
-		qemu_argv "$stage" "$mem"
+		qemu_argv "$stage" "$mem" "$vfs_sock"
 	else
 		# shellcheck disable=SC2054 # con0=null,fd:1 is one argument
 		VM_ARGV=(setarch x86_64 -R "$stage/linux" mem="$mem"
@@ -218,7 +217,7 @@ boot_once()
 	host_mark "boot $n umid=$UMID mem=$mem kernel=$KERNEL${QEMU_ACCEL:+ vm=qemu accel=$QEMU_ACCEL}"
 	TS_KERNEL="$KERNEL" TS_INIT="$TOPDIR/runner/guest-init.sh" \
 		TS_TESTS="$TESTS_DIR" TS_OUT="$GUEST_OUT" TS_TMP_MB="$TMP_MB" \
-		TS_KVM="${TS_KVM:-0}" TS_VIRTIOFS="$VIRTIOFS_SOCK" setsid "${unshare_cmd[@]}" "$TOPDIR/runner/sandbox.sh" \
+		TS_KVM="${TS_KVM:-0}" TS_VIRTIOFS="$vfs_sock" setsid "${unshare_cmd[@]}" "$TOPDIR/runner/sandbox.sh" \
 		"$stage" "$SANDBOX_UID" -- "${VM_ARGV[@]}" \
 		</dev/null >"$fifo" 2>&1 &
 	UML_PID=$!

@@ -96,12 +96,12 @@ if [ -n "${TS_VIRTIOFS:-}" ]; then
 		os.set_inheritable(s.fileno(), True)
 		os.execv(argv[0], argv + ['--fd=%d' % s.fileno()])
 	EOF
+	virtiofsd=$!
 	for _ in $(seq 50); do
 		[ -S "$TS_VIRTIOFS" ] && break
-		kill -0 $! 2>/dev/null || fail "virtiofsd did not start"
+		kill -0 "$virtiofsd" 2>/dev/null || fail "virtiofsd did not start"
 		sleep 0.1
 	done
-	virtiofsd=$!
 	[ -S "$TS_VIRTIOFS" ] || {
 		kill -KILL "$virtiofsd"
 		fail "no virtiofsd socket after 5 s"

@@ -113,12 +113,14 @@ int stall_watch(const struct stall_watch *w, struct stall_result *res)
 		res->reclaim_while_idle = reclaim - reclaim_at_move;
 		if (res->idle_ms >= stall_ms && res->reclaim_while_idle > 0) {
 			res->verdict = STALL_SPINNING;
+			res->limit_ms = stall_ms;
 			break;
 		}
 		if (res->elapsed_ms >= w->deadline_ms) {
-			res->verdict = res->idle_ms >= stall_ms ?
+			res->verdict = res->idle_ms >= w->stall_ms ?
 					       STALL_BLOCKED :
 					       STALL_SLOW;
+			res->limit_ms = w->stall_ms;
 			break;
 		}
 		cg_sleep_ms(STALL_POLL_MS);
@@ -393,8 +395,7 @@ void stall_report(const struct stall_watch *w, const struct stall_result *res,
 	int i, ret;
 
 	stall_log(STALL_FMT, what, verdict_names[res->verdict], res->idle_ms,
-		  stall_scaled_ms(w->stall_ms),
-		  w->cg ? "memory.events max +" : "allocstall +",
+		  res->limit_ms, w->cg ? "memory.events max +" : "allocstall +",
 		  res->reclaim_while_idle, res->reclaim_total, res->elapsed_ms);
 	stall_evidence(w->cg, w->pids, w->nr_pids);
 	if (w->cg) {

@@ -64,6 +64,8 @@ struct stall_result {
 	long long reclaim_while_idle;
 	/* Reclaim events over the whole watch. */
 	long long reclaim_total;
+	/* The stall window the verdict was judged by (stall_watch()). */
+	long limit_ms;
 };
 
 /* Prints "# " @fmt and a newline on stdout, and flushes it. */
@@ -81,8 +83,11 @@ int stall_reclaim_count(const char *cg, long long *val);
 long stall_scaled_ms(long ms);
 
 /*
- * Polls @w until its outcome, a stall or the deadline; fills @res. The
- * stall window is @w->stall_ms scaled (stall_scaled_ms()).
+ * Polls @w until its outcome, a stall or the deadline; fills @res. Before
+ * the deadline, a stall is declared after @w->stall_ms scaled
+ * (stall_scaled_ms()): an emulated kernel gets longer to move on. At the
+ * deadline, with no outcome, @w->stall_ms itself decides between blocked
+ * and slow: the scaling never turns a stall into a pass.
  */
 int stall_watch(const struct stall_watch *w, struct stall_result *res);
 
