@@ -457,10 +457,11 @@ static int failnth_arm(int fd, int n)
 }
 
 /*
- * Reads whether the armed fault fired, then disarms: 1 if it fired, 0 if
- * not, or -errno. Nothing runs between the action and the read that could
- * reach an injection point and consume the count: the buffer is on the
- * locked stack. A fail_usercopy fault (CONFIG_FAULT_INJECTION_USERCOPY)
+ * Reads whether the armed fault fired and disarms: 1 if it fired (the
+ * count ran out, which disarmed it: nothing to write), 0 if not, or
+ * -errno. Nothing runs between the action and the read that could reach
+ * an injection point and consume the count: the buffer is on the locked
+ * stack. A fail_usercopy fault (CONFIG_FAULT_INJECTION_USERCOPY)
  * in the read or the write means the count was still running, as
  * iommufd_fail_nth.c found.
  */
@@ -472,13 +473,18 @@ static int failnth_disarm(int fd)
 	len = pread(fd, buf, sizeof(buf) - 1, 0);
 	if (len < 0 && errno == EFAULT)
 		len = snprintf(buf, sizeof(buf), "1\n");
+	if (len > 0) {
+		buf[len] = '\0';
+		/* Fired: the count ran out, which disarmed it. */
+		if (strtoul(buf, NULL, 10) == 0)
+			return 1;
+	}
 	if (pwrite(fd, "0", 1, 0) != 1 &&
 	    (errno != EFAULT || pwrite(fd, "0", 1, 0) != 1))
 		return -errno;
 	if (len <= 0)
 		return len < 0 ? -errno : -ENODATA;
-	buf[len] = '\0';
-	return strtoul(buf, NULL, 10) == 0;
+	return 0;
 }
 
 /* clang-format off */
@@ -633,36 +639,57 @@ static void failnth_skip_if_no_point(struct __test_metadata *_metadata,
 }
 
 /*
+ * What a point must leave as it found it: the open fds and the mappings,
+ * read before the first point. A point that leaves both as they were ends
+ * in the state the next one starts from, so they are read again only
+ * after a point that did not (@valid false).
+ */
+struct failnth_fresh {
+	bool valid;
+	int fds;
+	char maps[FAILNTH_MAPS_SIZE];
+};
+
+/*
  * One point: set up, inject at @n, run the action, check, clean up. Returns
  * 1 if the fault fired, 0 if not (the sweep is over), -1 when the sweep
  * itself broke (already reported).
  */
 static int failnth_point(struct __test_metadata *_metadata,
 			 const struct failnth_scenario *sc, int fd, int n,
-			 struct failnth_stats *st)
+			 struct failnth_stats *st, struct failnth_fresh *fresh)
 {
-	static char maps_fresh[FAILNTH_MAPS_SIZE],
-		maps_armed[FAILNTH_MAPS_SIZE];
+	static char maps_prepared[FAILNTH_MAPS_SIZE];
+	const char *maps_armed = fresh->maps;
 	char why[512], name[16];
 	char more[512];
 	const char *outcome;
-	int fds, ret, fired, now;
-	long len;
-	bool ok = true;
+	int ret, fired, now;
+	long len = 0;
+	bool ok = true, same;
 
 	why[0] = '\0';
-	fds = failnth_count_fds();
-	len = failnth_read_maps(maps_fresh, sizeof(maps_fresh));
-	EXPECT_TRUE(fds >= 0 && len >= 0)
-	{
-		TH_LOG("%s: n=%d: counting fds or reading maps: %s", sc->name,
-		       n, strerror(fds < 0 ? -fds : -len));
+	if (!fresh->valid) {
+		fresh->fds = failnth_count_fds();
+		if (fresh->fds >= 0)
+			len = failnth_read_maps(fresh->maps,
+						sizeof(fresh->maps));
+		EXPECT_TRUE(fresh->fds >= 0 && len >= 0)
+		{
+			TH_LOG("%s: n=%d: counting fds or reading maps: %s",
+			       sc->name, n,
+			       strerror(fresh->fds < 0 ? -fresh->fds : -len));
+		}
+		if (fresh->fds < 0 || len < 0)
+			return -1;
+		fresh->valid = true;
 	}
-	if (fds < 0 || len < 0)
-		return -1;
-	if (sc->prepare)
+	/* Only prepare runs between fresh and armed. */
+	if (sc->prepare) {
 		sc->prepare(_metadata, sc->arg);
-	len = failnth_read_maps(maps_armed, sizeof(maps_armed));
+		len = failnth_read_maps(maps_prepared, sizeof(maps_prepared));
+		maps_armed = maps_prepared;
+	}
 	ret = len < 0 ? len : failnth_arm(fd, n);
 	EXPECT_EQ(0, ret)
 	{
@@ -726,16 +753,16 @@ static int failnth_point(struct __test_metadata *_metadata,
 				  why, sizeof(why), more);
 	}
 	now = failnth_count_fds();
-	if (now != fds) {
+	if (now != fresh->fds) {
 		snprintf(more, sizeof(more),
-			 "%d fds open, %d before: fd leaked", now, fds);
+			 "%d fds open, %d before: fd leaked", now, fresh->fds);
 		ok = failnth_also(ok, false, why, sizeof(why), more);
 	}
 	more[0] = '\0';
-	ok = failnth_also(ok,
-			  failnth_maps_same(maps_fresh, "after cleanup", more,
-					    sizeof(more)),
-			  why, sizeof(why), more);
+	same = failnth_maps_same(fresh->maps, "after cleanup", more,
+				 sizeof(more));
+	ok = failnth_also(ok, same, why, sizeof(why), more);
+	fresh->valid = now == fresh->fds && same;
 	more[0] = '\0';
 	ok = failnth_also(ok, failnth_no_child(more, sizeof(more)), why,
 			  sizeof(why), more);
@@ -975,6 +1002,7 @@ static inline void failnth_sweep(struct __test_metadata *_metadata,
 				 const struct failnth_scenario *sc,
 				 enum failnth_mode mode)
 {
+	static struct failnth_fresh fresh;
 	struct failnth_stats st = {};
 	bool timed_out = false;
 	struct timespec start;
@@ -1018,12 +1046,13 @@ static inline void failnth_sweep(struct __test_metadata *_metadata,
 		EXPECT_EQ(0, err);
 		return;
 	}
+	fresh.valid = false;
 	for (n = 1; n <= FAILNTH_MAX_POINTS && fired > 0; n++) {
 		if (failnth_elapsed(&start) > sc->deadline_s) {
 			timed_out = true;
 			break;
 		}
-		fired = failnth_point(_metadata, sc, fd, n, &st);
+		fired = failnth_point(_metadata, sc, fd, n, &st, &fresh);
 	}
 	EXPECT_FALSE(timed_out)
 	{
