@@ -652,10 +652,17 @@ static int failnth_work_run(struct __test_metadata *_metadata,
 	return 0;
 }
 
-/* A workload's stdout from its unarmed run, which a success must repeat. */
+/*
+ * A workload's stdout: @buf from its unarmed run, which a success must
+ * repeat, and @now from the run just ended. Mapped by failnth_work_begin()
+ * for a workload's sweep alone: in .bss they were 2 MB that every other
+ * child sweep's mlockall() had to fill, at each point.
+ */
+#define FAILNTH_WORK_OUT_SIZE (1024 * 1024)
 static struct {
 	char *buf;
 	size_t len;
+	char *now;
 } failnth_work_ref;
 
 /*
@@ -680,8 +687,9 @@ static const char *failnth_work_excerpt(const char *buf, size_t len, size_t at,
 /* Whether the stdout of the run just ended is the unarmed run's. */
 static bool failnth_work_same_out(char *why, size_t size)
 {
-	static char buf[1 << 20];
-	ssize_t len = failnth_work_read(failnth_work_out, buf, sizeof(buf));
+	const char *buf = failnth_work_ref.now;
+	ssize_t len = failnth_work_read(failnth_work_out, failnth_work_ref.now,
+					FAILNTH_WORK_OUT_SIZE);
 	size_t i;
 
 	if (len < 0) {
@@ -799,11 +807,21 @@ static int failnth_work_point(struct __test_metadata *_metadata,
 static int failnth_work_begin(struct __test_metadata *_metadata,
 			      const struct failnth_child_scenario *sc)
 {
-	static char buf[1 << 20];
 	struct failnth_work_end end;
-	char why[1024];
+	char why[1024], *buf;
 	ssize_t len;
 
+	buf = mmap(NULL, 2 * FAILNTH_WORK_OUT_SIZE, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	EXPECT_NE(MAP_FAILED, buf)
+	{
+		TH_LOG("%s: mapping the stdout buffers: %s", sc->name,
+		       strerror(errno));
+	}
+	if (buf == MAP_FAILED)
+		return -1;
+	failnth_work_ref.buf = buf;
+	failnth_work_ref.now = buf + FAILNTH_WORK_OUT_SIZE;
 	failnth_work_out = memfd_create("failnth-stdout", MFD_CLOEXEC);
 	failnth_work_err = memfd_create("failnth-stderr", MFD_CLOEXEC);
 	EXPECT_TRUE(failnth_work_out >= 0 && failnth_work_err >= 0)
@@ -826,13 +844,12 @@ static int failnth_work_begin(struct __test_metadata *_metadata,
 	}
 	if (failnth_work_run(_metadata, sc, 0, &end))
 		return -1;
-	len = failnth_work_read(failnth_work_out, buf, sizeof(buf));
-	failnth_work_ref.buf = buf;
+	len = failnth_work_read(failnth_work_out, buf, FAILNTH_WORK_OUT_SIZE);
 	failnth_work_ref.len = len > 0 ? len : 0;
-	EXPECT_TRUE(len >= 0 && len < (ssize_t)sizeof(buf) - 1)
+	EXPECT_TRUE(len >= 0 && len < FAILNTH_WORK_OUT_SIZE - 1)
 	{
-		TH_LOG("%s: the unarmed run's stdout: %zd bytes, at most %zu kept",
-		       sc->name, len, sizeof(buf) - 2);
+		TH_LOG("%s: the unarmed run's stdout: %zd bytes, at most %d kept",
+		       sc->name, len, FAILNTH_WORK_OUT_SIZE - 2);
 	}
 	EXPECT_TRUE(!end.sig && !end.code &&
 		    failnth_work_judge(sc, &end, 0, why, sizeof(why)))
@@ -845,6 +862,11 @@ static int failnth_work_begin(struct __test_metadata *_metadata,
 
 static void failnth_work_end(void)
 {
+	if (failnth_work_ref.buf)
+		munmap(failnth_work_ref.buf, 2 * FAILNTH_WORK_OUT_SIZE);
+	failnth_work_ref.buf = NULL;
+	failnth_work_ref.now = NULL;
+	failnth_work_ref.len = 0;
 	if (failnth_work_out >= 0)
 		close(failnth_work_out);
 	if (failnth_work_err >= 0)
@@ -1134,8 +1156,10 @@ static void failnth_work_mutate(struct __test_metadata *_metadata,
 	int n, last = sc->max_points ? sc->max_points : FAILNTH_MAX_POINTS;
 
 	clock_gettime(CLOCK_MONOTONIC, &start);
-	if (failnth_work_begin(_metadata, sc))
+	if (failnth_work_begin(_metadata, sc)) {
+		failnth_work_end();
 		return;
+	}
 	if (sc->success_unseen) {
 		ksft_print_msg("mutate %s: success as ENOMEM: not tried: %s\n",
 			       sc->name, sc->success_unseen);
