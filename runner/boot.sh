@@ -158,7 +158,7 @@ boot_once()
 {
 	local n=$1 mem=$2 stage="$RUN_TMP/stage" fifo="$RUN_TMP/console.fifo"
 	local events="$RUN_TMP/events" seen=0 line cur="" deadline why="" t_begin
-	local vfs_sock=""
+	local vfs_sock="" cpu=""
 	local -a lines words unshare_cmd
 
 	UMID="toosmall-$$-${LANE:+$LANE-}$n"
@@ -213,8 +213,10 @@ boot_once()
 			uml_dir="$stage/uml" umid="$UMID"
 			ubd0="$stage/disk/scratch.img"
 			con0=null,fd:1 con=null printk.time=1)
+		cpu=$(uml_cpu)
+		[ -z "$cpu" ] || VM_ARGV=(taskset -c "$cpu" "${VM_ARGV[@]}")
 	fi
-	host_mark "boot $n umid=$UMID mem=$mem kernel=$KERNEL${QEMU_ACCEL:+ vm=qemu accel=$QEMU_ACCEL}"
+	host_mark "boot $n umid=$UMID mem=$mem kernel=$KERNEL${cpu:+ cpu=$cpu}${QEMU_ACCEL:+ vm=qemu accel=$QEMU_ACCEL}"
 	TS_KERNEL="$KERNEL" TS_INIT="$TOPDIR/runner/guest-init.sh" \
 		TS_TESTS="$TESTS_DIR" TS_OUT="$GUEST_OUT" TS_TMP_MB="$TMP_MB" \
 		TS_KVM="${TS_KVM:-0}" TS_VIRTIOFS="$vfs_sock" setsid "${unshare_cmd[@]}" "$TOPDIR/runner/sandbox.sh" \

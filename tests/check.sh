@@ -594,7 +594,7 @@ for t in json.load(open(sys.argv[1] + "/results.json"))["tests"]:
 check_uml_jobs()
 {
 	local f='failnth_fd.*' one="$SCRATCH/jobs1" two="$SCRATCH/jobs2" rc1 rc2 rcm pid left
-	local before_tmp new_tmp
+	local before_tmp new_tmp pins want k p c
 
 	run_bounded 900 ./run.sh --jobs 1 --filter "$f" --output "$one" >/dev/null 2>&1
 	rc1=$?
@@ -641,6 +641,14 @@ check_uml_jobs()
 		[ "$(cat "$SCRATCH"/jobs-int/lanes/*.log 2>/dev/null | grep -c 'TOOSMALL:BEGIN')" -ge 2 ] && break
 		sleep 0.2
 	done
+	# Each lane's UML processes, with the CPUs they may run on.
+	pins=$(for k in 1 2; do
+		for p in $(pgrep -f "umid=toosmall-$pid-$k-"); do
+			# A guest process may be gone by now.
+			c=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "/proc/$p/status" 2>/dev/null)
+			[ -z "$c" ] || printf '%s:%s\n' "$k" "$c"
+		done
+	done | sort -u | paste -sd' ')
 	kill -INT -- "-$pid"
 	timeout 60 tail --pid="$pid" -f /dev/null || kill -KILL -- "-$pid"
 	wait "$pid" 2>/dev/null
@@ -654,6 +662,18 @@ check_uml_jobs()
 			"temp dirs: $new_tmp" "$(tail -n 5 "$SCRATCH/jobs-int.log")"
 		[ -z "$left" ] || pkill -KILL -f "umid=toosmall-$pid-"
 		[ -z "$new_tmp" ] || rm -rf "$new_tmp"
+	fi
+	# The lanes' UMLs are bound each to its own CPU, as their boot lines say.
+	want=$(sed -n 's/^TOOSMALL-HOST: boot [0-9]* umid=toosmall-[0-9]*-\([12]\)-[0-9]* .* cpu=\([0-9]*\).*/\1:\2/p' \
+		"$SCRATCH/jobs-int/console.log" | sort -u | paste -sd' ')
+	if [ "$(nproc)" -lt 2 ]; then
+		skip "uml: --jobs 2 binds each lane's UML to a CPU of its own" "$(nproc) CPU: nothing to bind to"
+	elif [ -n "$want" ] && [ "$pins" = "$want" ] &&
+		[ "$(echo "$want" | tr ' ' '\n' | cut -d: -f2 | sort -u | grep -c .)" = 2 ]; then
+		ok "uml: --jobs 2 binds each lane's UML to a CPU of its own ($want)"
+	else
+		not_ok "uml: --jobs 2 binds each lane's UML to a CPU of its own" \
+			"boot lines say '$want', the processes run on '$pins'"
 	fi
 }
 
