@@ -353,6 +353,7 @@ FIXTURE_SETUP(work)
 	const char *dev = getenv("OOM_SCRATCH_DEV");
 	const char *missing = failnth_missing();
 	char *const tar[] = { BUSYBOX, "tar", "-cf", TAR, "-C", SRC, ".", NULL };
+	char reason[128];
 	int fd, ret;
 
 	self->mounted = false;
@@ -369,22 +370,18 @@ FIXTURE_SETUP(work)
 	if (unshare(CLONE_NEWNS))
 		SKIP(return, "cannot unshare the mount namespace: %m");
 	ASSERT_EQ(0, mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
-	ret = mkfs_xfs(dev);
-	if (ret == 127)
-		SKIP(return, "mkfs.xfs not found: install xfsprogs");
-	ASSERT_EQ(0, ret)
-	{
-		TH_LOG("mkfs.xfs -f %s: %d", dev, ret);
-	}
 	if (mkdir(MNT, 0755) == 0)
 		self->made_dir = true;
 	ASSERT_TRUE(self->made_dir || errno == EEXIST);
-	ret = mount(dev, MNT, "xfs", 0, NULL) ? errno : 0;
-	if (ret == ENODEV)
-		SKIP(return, "no XFS: CONFIG_XFS_FS");
+	ret = xfs_mount_fresh(dev, MNT, reason, sizeof(reason));
+	/* A skipped setup has no teardown. */
+	if (ret > 0 && self->made_dir)
+		rmdir(MNT);
+	if (ret > 0)
+		SKIP(return, "%s", reason);
 	ASSERT_EQ(0, ret)
 	{
-		TH_LOG("mounting %s: %s", dev, strerror(ret));
+		TH_LOG("%s", reason);
 	}
 	self->mounted = true;
 	ASSERT_EQ(0, make_src());

@@ -450,6 +450,7 @@ FIXTURE_SETUP(charge)
 	const struct action *act = &variant->act;
 	const char *dev = getenv("OOM_SCRATCH_DEV");
 	const char *why;
+	char reason[128];
 	int ret;
 
 	self->worker = 0;
@@ -477,22 +478,12 @@ FIXTURE_SETUP(charge)
 		ASSERT_NE(NULL, mkdtemp(self->dir));
 	}
 	if (act->fs == FS_XFS) {
-		ret = mkfs_xfs(dev);
-		if (ret == 127)
-			SKIP(goto undo_dir,
-			     "mkfs.xfs not found: install xfsprogs");
+		ret = xfs_mount_fresh(dev, self->dir, reason, sizeof(reason));
+		if (ret > 0)
+			SKIP(goto undo_dir, "%s", reason);
 		ASSERT_EQ(0, ret)
 		{
-			TH_LOG("mkfs.xfs -f %s: %d", dev, ret);
-		}
-		if (mount(dev, self->dir, "xfs", 0, NULL)) {
-			ret = errno;
-			if (ret == ENODEV)
-				SKIP(goto undo_dir, "no XFS: CONFIG_XFS_FS");
-			ASSERT_EQ(0, ret)
-			{
-				TH_LOG("mounting %s: %s", dev, strerror(ret));
-			}
+			TH_LOG("%s", reason);
 		}
 		self->mounted = true;
 	} else if (act->fs == FS_TMPFS) {

@@ -443,7 +443,7 @@ static long meminfo_kb(const char *key)
 FIXTURE_SETUP(seed)
 {
 	const char *dev = getenv("OOM_SCRATCH_DEV");
-	char root[CG_PATH_MAX], leaf[64];
+	char root[CG_PATH_MAX], leaf[64], reason[128];
 	int ret, fd;
 
 	self->dir[0] = '\0';
@@ -478,20 +478,12 @@ FIXTURE_SETUP(seed)
 	snprintf(self->dir, sizeof(self->dir), "/tmp/seed.XXXXXX");
 	ASSERT_NE(NULL, mkdtemp(self->dir));
 	if (variant->fs == FS_XFS) {
-		ret = mkfs_xfs(dev);
-		if (ret == 127)
-			SKIP(goto undo_dir,
-			     "mkfs.xfs not found: install xfsprogs");
+		ret = xfs_mount_fresh(dev, self->dir, reason, sizeof(reason));
+		if (ret > 0)
+			SKIP(goto undo_dir, "%s", reason);
 		ASSERT_EQ(0, ret)
 		{
-			TH_LOG("mkfs.xfs -f %s: %d", dev, ret);
-		}
-		ret = mount(dev, self->dir, "xfs", 0, NULL) ? errno : 0;
-		if (ret == ENODEV)
-			SKIP(goto undo_dir, "no XFS: CONFIG_XFS_FS");
-		ASSERT_EQ(0, ret)
-		{
-			TH_LOG("mounting %s: %s", dev, strerror(ret));
+			TH_LOG("%s", reason);
 		}
 	} else {
 		ASSERT_EQ(0, mount("seed", self->dir, "tmpfs", 0, "mode=0700"));

@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -99,6 +100,29 @@ int mkfs_xfs(const char *dev)
 	char *const argv[] = { "mkfs.xfs", "-f", "-q", (char *)dev, NULL };
 
 	return run_cmd(argv, 30);
+}
+
+int xfs_mount_fresh(const char *dev, const char *dir, char *why, size_t size)
+{
+	int ret = mkfs_xfs(dev);
+
+	if (ret == 127) {
+		snprintf(why, size, "mkfs.xfs not found: install xfsprogs");
+		return 1;
+	}
+	if (ret) {
+		snprintf(why, size, "mkfs.xfs -f %s: %d", dev, ret);
+		return -1;
+	}
+	if (!mount(dev, dir, "xfs", 0, NULL))
+		return 0;
+	ret = errno;
+	if (ret == ENODEV) {
+		snprintf(why, size, "no XFS: CONFIG_XFS_FS");
+		return 1;
+	}
+	snprintf(why, size, "mounting %s: %s", dev, strerror(ret));
+	return -1;
 }
 
 static int rm_one(const char *path, const struct stat *st, int type,

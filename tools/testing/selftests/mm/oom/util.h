@@ -35,6 +35,13 @@ int write_file(const char *path, const char *val);
 /* mkfs.xfs -f -q @dev, as run_cmd() returns it. */
 int mkfs_xfs(const char *dev);
 
+/*
+ * A fresh XFS on @dev (mkfs_xfs()), mounted on @dir: 0; 1 when a part is
+ * missing (mkfs.xfs, CONFIG_XFS_FS), a reason to skip; -1 when it failed.
+ * Either way @why says what.
+ */
+int xfs_mount_fresh(const char *dev, const char *dir, char *why, size_t size);
+
 /* Removes @root and all below it: 0 once it is gone (or was), or -errno. */
 int rm_tree(const char *root);
 
