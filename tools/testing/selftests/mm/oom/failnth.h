@@ -133,6 +133,45 @@ struct failnth_scenario {
 	void (*cleanup)(struct __test_metadata *_metadata, void *arg, int ret);
 	/* After cleanup: whether nothing was lost. Optional. */
 	bool (*settled)(void *arg, char *why, size_t size);
+
+	/*
+	 * Each point in a child of its own (failnth_child.h), for a call that
+	 * changes its caller for good; cleanup and settled are not used.
+	 */
+	bool in_child;
+	/* In the child, unarmed, instead of prepare: 0 or -errno. Optional. */
+	int (*child_prepare)(void *arg);
+	/* Clean fatal signals of the child after a fired fault, 0-terminated. */
+	const int *fates;
+	/* Stop the child at a successful execve() of its action (ptrace). */
+	bool traced_exec;
+	/* With traced_exec: the exit code of the image the action executes. */
+	int exec_code;
+	/*
+	 * A workload, instead of an action, in a child: after child_prepare()
+	 * it execve()s workload[0] with workload as its argv, stdout and
+	 * stderr captured. The parent arms the new image at its exec event
+	 * (or later, arm_at_call), so the points are the command's own, and
+	 * lets it run to its end. Exit 0 is a success, whose stdout must be
+	 * the unarmed run's; another exit is a failure, whose stderr must
+	 * name an allowed errno in strerror()'s words. check() runs in the
+	 * parent, after the end.
+	 */
+	char *const *workload;
+	/* With workload: the bound on one run, and on the sweep's points. */
+	unsigned int point_s;
+	int max_points;
+	/*
+	 * With workload: arm the command only at its first call of syscall
+	 * arm_nr (whose second argument, a path, starts with arm_path, if
+	 * set) rather than at the exec event, so that the points of its
+	 * start-up (its loader, some 300 page faults of busybox's image)
+	 * are not swept again and again. Traced with PTRACE_SYSCALL until
+	 * then.
+	 */
+	bool arm_at_call;
+	long arm_nr;
+	const char *arm_path;
 };
 
 struct failnth_stats {
@@ -560,25 +599,35 @@ static void failnth_count_errno(struct failnth_stats *st, int err)
 static const char failnth_summary_fmt[] =
 	"failnth %s.%s: points=%d success=%d short=%d errno=%d wrong=%d secs=%.3f (%s)\n";
 
-static void failnth_print_summary(const struct failnth_scenario *sc,
-				  enum failnth_mode mode,
-				  const struct failnth_stats *st, double secs)
+/* The errnos a sweep saw, as a summary line's "(ENOMEM:3 EFAULT:1)". */
+static const char *failnth_errno_hist(const struct failnth_stats *st,
+				      char *hist, size_t size)
 {
-	char hist[512], name[16];
+	char name[16];
 	size_t len = 0;
 	int i;
 
 	hist[0] = '\0';
-	for (i = 0; i < st->nr_seen && len < sizeof(hist); i++) {
+	for (i = 0; i < st->nr_seen && len < size; i++) {
 		const char *ename =
 			failnth_errno_name(st->seen[i].err, name, sizeof(name));
 
-		len += snprintf(hist + len, sizeof(hist) - len, "%s%s:%d",
-				i ? " " : "", ename, st->seen[i].count);
+		len += snprintf(hist + len, size - len, "%s%s:%d", i ? " " : "",
+				ename, st->seen[i].count);
 	}
-	if (st->other && len < sizeof(hist))
-		snprintf(hist + len, sizeof(hist) - len, "%sother:%d",
-			 len ? " " : "", st->other);
+	if (st->other && len < size)
+		snprintf(hist + len, size - len, "%sother:%d", len ? " " : "",
+			 st->other);
+	return hist;
+}
+
+static void failnth_print_summary(const struct failnth_scenario *sc,
+				  enum failnth_mode mode,
+				  const struct failnth_stats *st, double secs)
+{
+	char hist[512];
+
+	failnth_errno_hist(st, hist, sizeof(hist));
 	ksft_print_msg(failnth_summary_fmt, sc->name, failnth_mode_name[mode],
 		       st->points, st->success, st->shorts, st->errnos,
 		       st->wrong, secs, hist);
@@ -619,6 +668,30 @@ static bool failnth_also(bool ok, bool check_ok, char *why, size_t size,
 	else if (len + 2 < size)
 		snprintf(why + len, size - len, "; %s", more);
 	return false;
+}
+
+/*
+ * The end of a point, in either engine: no child may be left behind (the
+ * last check), then the verdict is said (FAILNTH_VERBOSE=1 says every
+ * point's) and a wrong one counted.
+ */
+static void failnth_verdict(struct __test_metadata *_metadata, const char *name,
+			    int n, int fired, const char *outcome, bool ok,
+			    char *why, size_t size, struct failnth_stats *st)
+{
+	char more[512] = "";
+
+	ok = failnth_also(ok, failnth_no_child(more, sizeof(more)), why, size,
+			  more);
+	if (failnth_verbose())
+		ksft_print_msg("n=%d fired=%d outcome=%s%s%s\n", n, fired,
+			       outcome, ok ? "" : " wrong: ", why);
+	EXPECT_TRUE(ok)
+	{
+		TH_LOG("%s: n=%d: %s: %s", name, n, outcome, why);
+	}
+	if (!ok)
+		st->wrong++;
 }
 
 /*
@@ -763,19 +836,8 @@ static int failnth_point(struct __test_metadata *_metadata,
 				 sizeof(more));
 	ok = failnth_also(ok, same, why, sizeof(why), more);
 	fresh->valid = now == fresh->fds && same;
-	more[0] = '\0';
-	ok = failnth_also(ok, failnth_no_child(more, sizeof(more)), why,
-			  sizeof(why), more);
-
-	if (failnth_verbose())
-		ksft_print_msg("n=%d fired=%d outcome=%s%s%s\n", n, fired,
-			       outcome, ok ? "" : " wrong: ", why);
-	EXPECT_TRUE(ok)
-	{
-		TH_LOG("%s: n=%d: %s: %s", sc->name, n, outcome, why);
-	}
-	if (!ok)
-		st->wrong++;
+	failnth_verdict(_metadata, sc->name, n, fired, outcome, ok, why,
+			sizeof(why), st);
 	return fired;
 }
 

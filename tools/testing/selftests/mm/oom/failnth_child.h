@@ -61,63 +61,6 @@
 /* Bound on one point: a fork, the call, an exit. */
 #define FAILNTH_CHILD_POINT_S 10
 
-struct failnth_child_scenario {
-	/* In the summary line and in every failure. */
-	const char *name;
-	/* Clean errnos besides success, 0-terminated. */
-	const int *allowed;
-	/* Clean fatal signals of the child after a fired fault, 0-terminated. */
-	const int *fates;
-	/* What a complete success returns; a smaller count is short. 0: none. */
-	long full;
-	/* As in struct failnth_scenario. */
-	const char *success_unseen;
-	/* Bound on the whole sweep, below the test's TEST_F_TIMEOUT. */
-	unsigned int deadline_s;
-	/* debugfs verbose level of failslab and fail_page_alloc (0..2). */
-	int fault_verbose;
-	/* Stop the child at a successful execve() of its action (ptrace). */
-	bool traced_exec;
-	/* With traced_exec: the exit code of the image the action executes. */
-	int exec_code;
-	/*
-	 * A workload, instead of an action: after prepare(), the child
-	 * execve()s workload[0] with workload as its argv, stdout and stderr
-	 * captured. The parent arms the new image at its exec event (or
-	 * later, arm_at_call), so the points are the command's own, and lets
-	 * it run to its end. Exit 0
-	 * is a success, whose stdout must be the unarmed run's; another exit
-	 * is a failure, whose stderr must name an allowed errno in
-	 * strerror()'s words. check() runs in the parent, after the end.
-	 */
-	char *const *workload;
-	/* With workload: the bound on one run, and on the sweep's points. */
-	unsigned int point_s;
-	int max_points;
-	/*
-	 * With workload: arm the command only at its first call of syscall
-	 * arm_nr (whose second argument, a path, starts with arm_path, if
-	 * set) rather than at the exec event, so that the points of its
-	 * start-up (its loader, some 300 page faults of busybox's image)
-	 * are not swept again and again. Traced with PTRACE_SYSCALL until
-	 * then.
-	 */
-	bool arm_at_call;
-	long arm_nr;
-	const char *arm_path;
-	/* Passed to every callback. */
-	void *arg;
-	/* In the child, unarmed: returns 0 or -errno. Optional. */
-	int (*prepare)(void *arg);
-	/* In the child, armed: the call under test, >= 0 or -errno. */
-	int (*action)(void *arg);
-	/*
-	 * In the child, unarmed, after the action: whether the effect matches
-	 * @ret; if not, what it found in @why.
-	 */
-	bool (*check)(void *arg, int ret, char *why, size_t size);
-};
-
 /* What a child writes to the parent after its action. */
 struct failnth_child_report {
 	int ret;
@@ -141,7 +84,7 @@ static int failnth_work_out = -1, failnth_work_err = -1;
  * ptrace, run the command. The parent arms it at the exec event. Exit 3
  * when prepare() failed, 127 when the command could not be run.
  */
-static void failnth_work_exec(const struct failnth_child_scenario *sc)
+static void failnth_work_exec(const struct failnth_scenario *sc)
 {
 	int null;
 
@@ -149,7 +92,7 @@ static void failnth_work_exec(const struct failnth_child_scenario *sc)
 	if (null < 0 || dup2(null, 0) < 0)
 		_exit(1);
 	/* It may chdir() and give the command another stdin. */
-	if (sc->prepare && sc->prepare(sc->arg))
+	if (sc->child_prepare && sc->child_prepare(sc->arg))
 		_exit(3);
 	if (dup2(failnth_work_out, 1) < 0 || dup2(failnth_work_err, 2) < 0)
 		_exit(1);
@@ -163,7 +106,7 @@ static void failnth_work_exec(const struct failnth_child_scenario *sc)
  * The child's side of one point; never returns. Exit code 0 after a report,
  * 1..3 when it could not get as far as the action.
  */
-static void failnth_child_run(const struct failnth_child_scenario *sc, int n,
+static void failnth_child_run(const struct failnth_scenario *sc, int n,
 			      bool lie, int report_fd)
 {
 	struct failnth_child_report rep = {};
@@ -183,7 +126,7 @@ static void failnth_child_run(const struct failnth_child_scenario *sc, int n,
 	fd = open(FAILNTH_PROC, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		_exit(2);
-	if (sc->prepare && sc->prepare(sc->arg))
+	if (sc->child_prepare && sc->child_prepare(sc->arg))
 		_exit(3);
 	if (sc->traced_exec) {
 		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) || raise(SIGSTOP))
@@ -290,8 +233,7 @@ static void failnth_child_kill(pid_t pid)
 }
 
 /* Whether @sig is among @sc's clean fates. */
-static bool failnth_child_fate_ok(const struct failnth_child_scenario *sc,
-				  int sig)
+static bool failnth_child_fate_ok(const struct failnth_scenario *sc, int sig)
 {
 	const int *f;
 
@@ -302,8 +244,7 @@ static bool failnth_child_fate_ok(const struct failnth_child_scenario *sc,
 }
 
 /* Whether @sc's errno list has @err. */
-static bool failnth_child_errno_ok(const struct failnth_child_scenario *sc,
-				   int err)
+static bool failnth_child_errno_ok(const struct failnth_scenario *sc, int err)
 {
 	const int *a;
 
@@ -317,9 +258,8 @@ static bool failnth_child_errno_ok(const struct failnth_child_scenario *sc,
  * Whether a point that ended with signal @sig (0: none) and @ret is clean
  * given @fired; if not, says why.
  */
-static bool failnth_child_clean(const struct failnth_child_scenario *sc,
-				int sig, int ret, int fired, char *why,
-				size_t size)
+static bool failnth_child_clean(const struct failnth_scenario *sc, int sig,
+				int ret, int fired, char *why, size_t size)
 {
 	if (sig && !fired)
 		snprintf(why, size, "killed without an injected fault");
@@ -377,8 +317,8 @@ static int failnth_work_syscall(pid_t pid, bool *entry, long *nr,
  * armed at: 1, 0, or -errno. *@in_call alternates, from true at the exec
  * event (inside execve()).
  */
-static int failnth_work_arm_here(const struct failnth_child_scenario *sc,
-				 pid_t pid, bool *in_call)
+static int failnth_work_arm_here(const struct failnth_scenario *sc, pid_t pid,
+				 bool *in_call)
 {
 	char path[256] = "";
 	struct iovec local = { path, sizeof(path) - 1 }, remote;
@@ -410,10 +350,9 @@ static int failnth_work_arm_here(const struct failnth_child_scenario *sc,
  * is set when the exec event was seen (then *ret is 0). Returns 0, or
  * -ETIMEDOUT, or -EPROTO with @why filled in.
  */
-static int failnth_child_trace(const struct failnth_child_scenario *sc,
-			       pid_t pid, int nth_fd, int n, siginfo_t *info,
-			       int *fired, int *ret, bool *execed, char *why,
-			       size_t size)
+static int failnth_child_trace(const struct failnth_scenario *sc, pid_t pid,
+			       int nth_fd, int n, siginfo_t *info, int *fired,
+			       int *ret, bool *execed, char *why, size_t size)
 {
 	const int sysgood = sc->workload ? PTRACE_O_TRACESYSGOOD : 0;
 	unsigned int secs = FAILNTH_CHILD_POINT_S;
@@ -569,7 +508,7 @@ static ssize_t failnth_work_read(int fd, char *buf, size_t size)
  * stall gathered before the kill).
  */
 static int failnth_work_run(struct __test_metadata *_metadata,
-			    const struct failnth_child_scenario *sc, int n,
+			    const struct failnth_scenario *sc, int n,
 			    struct failnth_work_end *end)
 {
 	char why[256] = "", path[64], text[4096], *nl;
@@ -714,7 +653,7 @@ static bool failnth_work_same_out(char *why, size_t size)
  * (the truth, or a mutation's lie). Returns whether all of it holds; @why
  * says what did not.
  */
-static bool failnth_work_judge(const struct failnth_child_scenario *sc,
+static bool failnth_work_judge(const struct failnth_scenario *sc,
 			       const struct failnth_work_end *end, int ret,
 			       char *why, size_t size)
 {
@@ -754,7 +693,7 @@ static bool failnth_work_judge(const struct failnth_child_scenario *sc,
  * fault fired, 0 if not (the sweep is over), -1 when the sweep broke.
  */
 static int failnth_work_point(struct __test_metadata *_metadata,
-			      const struct failnth_child_scenario *sc, int n,
+			      const struct failnth_scenario *sc, int n,
 			      struct failnth_child_stats *cs)
 {
 	struct failnth_work_end end;
@@ -805,7 +744,7 @@ static int failnth_work_point(struct __test_metadata *_metadata,
  * Returns 0, or -1 when it could not (already reported).
  */
 static int failnth_work_begin(struct __test_metadata *_metadata,
-			      const struct failnth_child_scenario *sc)
+			      const struct failnth_scenario *sc)
 {
 	struct failnth_work_end end;
 	char why[1024], *buf;
@@ -880,7 +819,7 @@ static void failnth_work_end(void)
  * is over), -1 when the sweep itself broke or stalled (already reported).
  */
 static int failnth_child_point(struct __test_metadata *_metadata,
-			       const struct failnth_child_scenario *sc, int n,
+			       const struct failnth_scenario *sc, int n,
 			       struct failnth_child_stats *cs)
 {
 	struct failnth_child_report rep = {};
@@ -1026,51 +965,29 @@ static int failnth_child_point(struct __test_metadata *_metadata,
 			  failnth_child_clean(sc, sig, ret, fired, more,
 					      sizeof(more)),
 			  why, sizeof(why), more);
-	more[0] = '\0';
-	ok = failnth_also(ok, failnth_no_child(more, sizeof(more)), why,
-			  sizeof(why), more);
-
-	if (failnth_verbose())
-		ksft_print_msg("n=%d fired=%d outcome=%s%s%s\n", n, fired,
-			       outcome, ok ? "" : " wrong: ", why);
-	EXPECT_TRUE(ok)
-	{
-		TH_LOG("%s: n=%d: %s: %s", sc->name, n, outcome, why);
-	}
-	if (!ok)
-		cs->st.wrong++;
+	failnth_verdict(_metadata, sc->name, n, fired, outcome, ok, why,
+			sizeof(why), &cs->st);
 	return fired;
 }
 
 static const char failnth_child_summary_fmt[] =
 	"failnth %s.%s: points=%d success=%d short=%d errno=%d killed=%d wrong=%d secs=%.3f (%s)\n";
 
-static void failnth_child_summary(const struct failnth_child_scenario *sc,
+static void failnth_child_summary(const struct failnth_scenario *sc,
 				  enum failnth_mode mode,
 				  const struct failnth_child_stats *cs,
 				  double secs)
 {
 	const struct failnth_stats *st = &cs->st;
-	char hist[512], name[16], fates[256];
+	char hist[512], fates[256];
 	size_t len = 0;
 	int i;
 
-	hist[0] = '\0';
-	for (i = 0; i < st->nr_seen && len < sizeof(hist); i++) {
-		const char *ename =
-			failnth_errno_name(st->seen[i].err, name, sizeof(name));
-
-		len += snprintf(hist + len, sizeof(hist) - len, "%s%s:%d",
-				i ? " " : "", ename, st->seen[i].count);
-	}
-	if (st->other && len < sizeof(hist))
-		snprintf(hist + len, sizeof(hist) - len, "%sother:%d",
-			 len ? " " : "", st->other);
+	failnth_errno_hist(st, hist, sizeof(hist));
 	ksft_print_msg(failnth_child_summary_fmt, sc->name,
 		       failnth_mode_name[mode], st->points, st->success,
 		       st->shorts, st->errnos, cs->killed, st->wrong, secs,
 		       hist);
-	len = 0;
 	fates[0] = '\0';
 	for (i = 1; i < NSIG && len < sizeof(fates); i++) {
 		const char *abbrev = sigabbrev_np(i);
@@ -1099,8 +1016,8 @@ static void failnth_child_summary(const struct failnth_child_scenario *sc,
  * -1 when the point could not be run (already reported).
  */
 static int failnth_child_lie_point(struct __test_metadata *_metadata,
-				   const struct failnth_child_scenario *sc,
-				   int n, struct failnth_child_report *rep)
+				   const struct failnth_scenario *sc, int n,
+				   struct failnth_child_report *rep)
 {
 	int pipefd[2], err;
 	siginfo_t info;
@@ -1146,7 +1063,7 @@ static int failnth_child_lie_point(struct __test_metadata *_metadata,
  * notice; the unarmed run's success is told as ENOMEM.
  */
 static void failnth_work_mutate(struct __test_metadata *_metadata,
-				const struct failnth_child_scenario *sc)
+				const struct failnth_scenario *sc)
 {
 	struct failnth_work_end end, lie;
 	struct failnth_lies lies = {};
@@ -1202,7 +1119,7 @@ static void failnth_work_mutate(struct __test_metadata *_metadata,
 
 /* failnth_mutate() for a call made in a child. */
 static void failnth_child_mutate(struct __test_metadata *_metadata,
-				 const struct failnth_child_scenario *sc)
+				 const struct failnth_scenario *sc)
 {
 	struct failnth_child_report rep = {};
 	struct failnth_lies lies = {};
@@ -1266,7 +1183,7 @@ static void failnth_child_mutate(struct __test_metadata *_metadata,
 }
 
 static void failnth_child_sweep(struct __test_metadata *_metadata,
-				const struct failnth_child_scenario *sc,
+				const struct failnth_scenario *sc,
 				enum failnth_mode mode)
 {
 	const char *only = getenv("FAILNTH_ONLY");
@@ -1334,6 +1251,17 @@ static void failnth_child_sweep(struct __test_metadata *_metadata,
 	if (!timed_out)
 		failnth_skip_if_no_point(_metadata, cs.st.points, mode,
 					 sc->name);
+}
+
+/* Sweeps @sc with the engine it asks for: in a child, or in this thread. */
+static void failnth_run(struct __test_metadata *_metadata,
+			const struct failnth_scenario *sc,
+			enum failnth_mode mode)
+{
+	if (sc->in_child || sc->workload)
+		failnth_child_sweep(_metadata, sc, mode);
+	else
+		failnth_sweep(_metadata, sc, mode);
 }
 
 #endif /* __SELFTESTS_MM_OOM_FAILNTH_CHILD_H */

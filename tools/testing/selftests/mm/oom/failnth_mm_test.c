@@ -78,25 +78,6 @@ struct mm_state {
 	int step;
 };
 
-/* One scenario: its callbacks and what it may end with. */
-struct mm_op {
-	const char *scenario;
-	const int *allowed;
-	long full;
-	bool maps_may_change;
-	/* Why a success leaves nothing to tell from a failure (failnth.h). */
-	const char *success_unseen;
-	void (*prepare)(struct __test_metadata *_metadata, void *arg);
-	int (*action)(void *arg);
-	bool (*check)(void *arg, int ret, char *why, size_t size);
-	void (*cleanup)(struct __test_metadata *_metadata, void *arg, int ret);
-	bool (*settled)(void *arg, char *why, size_t size);
-	/* The action runs in a child, see failnth_child.h. */
-	bool in_child;
-	const int *fates;
-	int (*child_prepare)(void *arg);
-};
-
 /* The byte at @off in page @pg of a mapping prepare() filled. */
 static char pattern(size_t pg, size_t off)
 {
@@ -926,14 +907,14 @@ FIXTURE(mm)
 
 FIXTURE_VARIANT(mm)
 {
-	const struct mm_op op;
+	const struct failnth_scenario op;
 };
 
 /* clang-format off */
 FIXTURE_VARIANT_ADD(mm, mmap_anon) {
 	/* clang-format on */
 	.op = {
-		.scenario = "mmap_anon",
+		.name = "mmap_anon",
 		.allowed = mm_errnos,
 		.action = mmap_anon_action,
 		.check = mmap_anon_check,
@@ -945,7 +926,7 @@ FIXTURE_VARIANT_ADD(mm, mmap_anon) {
 FIXTURE_VARIANT_ADD(mm, mmap_memfd) {
 	/* clang-format on */
 	.op = {
-		.scenario = "mmap_memfd",
+		.name = "mmap_memfd",
 		.allowed = mm_errnos,
 		.prepare = mmap_memfd_prepare,
 		.action = mmap_memfd_action,
@@ -958,7 +939,7 @@ FIXTURE_VARIANT_ADD(mm, mmap_memfd) {
 FIXTURE_VARIANT_ADD(mm, munmap_split) {
 	/* clang-format on */
 	.op = {
-		.scenario = "munmap_split",
+		.name = "munmap_split",
 		.allowed = mm_errnos,
 		.prepare = three_pages_prepare,
 		.action = munmap_split_action,
@@ -971,7 +952,7 @@ FIXTURE_VARIANT_ADD(mm, munmap_split) {
 FIXTURE_VARIANT_ADD(mm, mprotect_split) {
 	/* clang-format on */
 	.op = {
-		.scenario = "mprotect_split",
+		.name = "mprotect_split",
 		.allowed = mm_errnos,
 		.prepare = three_pages_prepare,
 		.action = mprotect_split_action,
@@ -984,7 +965,7 @@ FIXTURE_VARIANT_ADD(mm, mprotect_split) {
 FIXTURE_VARIANT_ADD(mm, mremap_grow) {
 	/* clang-format on */
 	.op = {
-		.scenario = "mremap_grow",
+		.name = "mremap_grow",
 		.allowed = mm_errnos,
 		.prepare = mremap_grow_prepare,
 		.action = mremap_grow_action,
@@ -997,7 +978,7 @@ FIXTURE_VARIANT_ADD(mm, mremap_grow) {
 FIXTURE_VARIANT_ADD(mm, mremap_shrink) {
 	/* clang-format on */
 	.op = {
-		.scenario = "mremap_shrink",
+		.name = "mremap_shrink",
 		.allowed = mm_errnos,
 		.prepare = three_pages_prepare,
 		.action = mremap_shrink_action,
@@ -1010,7 +991,7 @@ FIXTURE_VARIANT_ADD(mm, mremap_shrink) {
 FIXTURE_VARIANT_ADD(mm, mremap_move) {
 	/* clang-format on */
 	.op = {
-		.scenario = "mremap_move",
+		.name = "mremap_move",
 		.allowed = mm_errnos,
 		.prepare = mremap_move_prepare,
 		.action = mremap_move_action,
@@ -1023,7 +1004,7 @@ FIXTURE_VARIANT_ADD(mm, mremap_move) {
 FIXTURE_VARIANT_ADD(mm, madv_dontneed) {
 	/* clang-format on */
 	.op = {
-		.scenario = "madv_dontneed",
+		.name = "madv_dontneed",
 		.allowed = mm_errnos,
 		.prepare = zap_prepare,
 		.action = madv_dontneed_action,
@@ -1036,7 +1017,7 @@ FIXTURE_VARIANT_ADD(mm, madv_dontneed) {
 FIXTURE_VARIANT_ADD(mm, madv_populate_write) {
 	/* clang-format on */
 	.op = {
-		.scenario = "madv_populate_write",
+		.name = "madv_populate_write",
 		.allowed = mm_errnos,
 		/*
 		 * mm/madvise.c: madvise_populate() faults in page by page
@@ -1055,7 +1036,7 @@ FIXTURE_VARIANT_ADD(mm, madv_populate_write) {
 FIXTURE_VARIANT_ADD(mm, memfd_seal) {
 	/* clang-format on */
 	.op = {
-		.scenario = "memfd_seal",
+		.name = "memfd_seal",
 		.allowed = shmem_errnos,
 		.full = MEMFD_LEN,
 		.prepare = memfd_seal_prepare,
@@ -1069,7 +1050,7 @@ FIXTURE_VARIANT_ADD(mm, memfd_seal) {
 FIXTURE_VARIANT_ADD(mm, userfaultfd) {
 	/* clang-format on */
 	.op = {
-		.scenario = "userfaultfd",
+		.name = "userfaultfd",
 		.allowed = mm_errnos,
 		.prepare = fresh_pages_prepare,
 		.action = uffd_action,
@@ -1082,7 +1063,7 @@ FIXTURE_VARIANT_ADD(mm, userfaultfd) {
 FIXTURE_VARIANT_ADD(mm, sysv_shm) {
 	/* clang-format on */
 	.op = {
-		.scenario = "sysv_shm",
+		.name = "sysv_shm",
 		.allowed = shmem_errnos,
 		.prepare = shm_prepare,
 		.action = shm_action,
@@ -1096,7 +1077,7 @@ FIXTURE_VARIANT_ADD(mm, sysv_shm) {
 FIXTURE_VARIANT_ADD(mm, fault_touch) {
 	/* clang-format on */
 	.op = {
-		.scenario = "fault_touch",
+		.name = "fault_touch",
 		.full = NR_FILL,
 		.success_unseen = "a fault has no errno: it fails by a signal",
 		.in_child = true,
@@ -1146,38 +1127,11 @@ FIXTURE_TEARDOWN(mm)
  */
 FAILNTH_SWEEP(mm, SWEEP_TIMEOUT)
 {
-	const struct mm_op *op = &variant->op;
-	const struct failnth_scenario sc = {
-		.name = op->scenario,
-		.allowed = op->allowed,
-		.full = op->full,
-		.maps_may_change = op->maps_may_change,
-		.success_unseen = op->success_unseen,
-		.deadline_s = SWEEP_TIMEOUT - 10,
-		.arg = &self->st,
-		.prepare = op->prepare,
-		.action = op->action,
-		.check = op->check,
-		.cleanup = op->cleanup,
-		.settled = op->settled,
-	};
-	const struct failnth_child_scenario csc = {
-		.name = op->scenario,
-		.allowed = op->allowed,
-		.fates = op->fates,
-		.full = op->full,
-		.success_unseen = op->success_unseen,
-		.deadline_s = SWEEP_TIMEOUT - 10,
-		.arg = &self->st,
-		.prepare = op->child_prepare,
-		.action = op->action,
-		.check = op->check,
-	};
+	struct failnth_scenario sc = variant->op;
 
-	if (op->in_child)
-		failnth_child_sweep(_metadata, &csc, mode);
-	else
-		failnth_sweep(_metadata, &sc, mode);
+	sc.deadline_s = SWEEP_TIMEOUT - 10;
+	sc.arg = &self->st;
+	failnth_run(_metadata, &sc, mode);
 }
 
 TEST_HARNESS_MAIN

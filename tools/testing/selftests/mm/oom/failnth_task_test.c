@@ -165,27 +165,6 @@ struct task_state {
 	dev_t mnt_dev;
 };
 
-/* One scenario: its callbacks and what it may end with. */
-struct task_op {
-	const char *scenario;
-	const int *allowed;
-	/* Why a success leaves nothing to tell from a failure (failnth.h). */
-	const char *success_unseen;
-	void (*prepare)(struct __test_metadata *_metadata, void *arg);
-	int (*action)(void *arg);
-	bool (*check)(void *arg, int ret, char *why, size_t size);
-	void (*cleanup)(struct __test_metadata *_metadata, void *arg, int ret);
-	bool (*settled)(void *arg, char *why, size_t size);
-	/* The action runs in a child, see failnth_child.h. */
-	bool in_child;
-	bool traced_exec;
-	const int *fates;
-	int (*child_prepare)(void *arg);
-	/* unshare: the flag and its /proc/self/ns entry. */
-	int ns_flag;
-	const char *ns_name;
-};
-
 /* Reaps a child the action did not, then resets the state. */
 static void task_cleanup(struct __test_metadata *_metadata, void *arg, int ret)
 {
@@ -634,14 +613,17 @@ FIXTURE(task)
 
 FIXTURE_VARIANT(task)
 {
-	const struct task_op op;
+	const struct failnth_scenario op;
+	/* unshare: the flag and its /proc/self/ns entry. */
+	int ns_flag;
+	const char *ns_name;
 };
 
 /* clang-format off */
 FIXTURE_VARIANT_ADD(task, fork) {
 	/* clang-format on */
 	.op = {
-		.scenario = "fork",
+		.name = "fork",
 		.allowed = fork_errnos,
 		.success_unseen = REAPED,
 		.action = fork_action,
@@ -654,7 +636,7 @@ FIXTURE_VARIANT_ADD(task, fork) {
 FIXTURE_VARIANT_ADD(task, vfork) {
 	/* clang-format on */
 	.op = {
-		.scenario = "vfork",
+		.name = "vfork",
 		.allowed = fork_errnos,
 		.success_unseen = REAPED,
 		.action = vfork_action,
@@ -667,7 +649,7 @@ FIXTURE_VARIANT_ADD(task, vfork) {
 FIXTURE_VARIANT_ADD(task, clone3_pidfd) {
 	/* clang-format on */
 	.op = {
-		.scenario = "clone3_pidfd",
+		.name = "clone3_pidfd",
 		.allowed = clone3_errnos,
 		.action = clone3_action,
 		.check = clone3_check,
@@ -679,12 +661,13 @@ FIXTURE_VARIANT_ADD(task, clone3_pidfd) {
 FIXTURE_VARIANT_ADD(task, execve) {
 	/* clang-format on */
 	.op = {
-		.scenario = "execve",
+		.name = "execve",
 		.allowed = exec_errnos,
 		.action = exec_action,
 		.check = exec_check,
 		.in_child = true,
 		.traced_exec = true,
+		.exec_code = EXEC_CODE,
 		.fates = exec_fates,
 	},
 };
@@ -693,97 +676,97 @@ FIXTURE_VARIANT_ADD(task, execve) {
 FIXTURE_VARIANT_ADD(task, unshare_mnt) {
 	/* clang-format on */
 	.op = {
-		.scenario = "unshare_mnt",
+		.name = "unshare_mnt",
 		.allowed = ns_errnos,
 		.action = unshare_action,
 		.check = unshare_check,
 		.in_child = true,
 		.child_prepare = unshare_prepare,
-		.ns_flag = CLONE_NEWNS,
-		.ns_name = "mnt",
 	},
+	.ns_flag = CLONE_NEWNS,
+	.ns_name = "mnt",
 };
 
 /* clang-format off */
 FIXTURE_VARIANT_ADD(task, unshare_uts) {
 	/* clang-format on */
 	.op = {
-		.scenario = "unshare_uts",
+		.name = "unshare_uts",
 		.allowed = ns_errnos,
 		.action = unshare_action,
 		.check = unshare_check,
 		.in_child = true,
 		.child_prepare = unshare_prepare,
-		.ns_flag = CLONE_NEWUTS,
-		.ns_name = "uts",
 	},
+	.ns_flag = CLONE_NEWUTS,
+	.ns_name = "uts",
 };
 
 /* clang-format off */
 FIXTURE_VARIANT_ADD(task, unshare_ipc) {
 	/* clang-format on */
 	.op = {
-		.scenario = "unshare_ipc",
+		.name = "unshare_ipc",
 		.allowed = ns_errnos,
 		.action = unshare_action,
 		.check = unshare_check,
 		.in_child = true,
 		.child_prepare = unshare_prepare,
-		.ns_flag = CLONE_NEWIPC,
-		.ns_name = "ipc",
 	},
+	.ns_flag = CLONE_NEWIPC,
+	.ns_name = "ipc",
 };
 
 /* clang-format off */
 FIXTURE_VARIANT_ADD(task, unshare_net) {
 	/* clang-format on */
 	.op = {
-		.scenario = "unshare_net",
+		.name = "unshare_net",
 		.allowed = net_errnos,
 		.action = unshare_action,
 		.check = unshare_check,
 		.in_child = true,
 		.child_prepare = unshare_prepare,
-		.ns_flag = CLONE_NEWNET,
-		.ns_name = "net",
 	},
+	.ns_flag = CLONE_NEWNET,
+	.ns_name = "net",
 };
 
 /* clang-format off */
 FIXTURE_VARIANT_ADD(task, unshare_pid) {
 	/* clang-format on */
 	.op = {
-		.scenario = "unshare_pid",
+		.name = "unshare_pid",
 		.allowed = ns_errnos,
 		.action = unshare_action,
 		.check = unshare_check,
 		.in_child = true,
 		.child_prepare = unshare_prepare,
-		.ns_flag = CLONE_NEWPID,
-		.ns_name = "pid_for_children",
 	},
+	.ns_flag = CLONE_NEWPID,
+	.ns_name = "pid_for_children",
 };
 
 /* clang-format off */
 FIXTURE_VARIANT_ADD(task, unshare_user) {
 	/* clang-format on */
 	.op = {
-		.scenario = "unshare_user",
+		.name = "unshare_user",
 		.allowed = user_errnos,
 		.action = unshare_action,
 		.check = unshare_check,
 		.in_child = true,
 		.child_prepare = unshare_prepare,
-		.ns_flag = CLONE_NEWUSER,
-		.ns_name = "user",
 	},
+	.ns_flag = CLONE_NEWUSER,
+	.ns_name = "user",
 };
 
 /* clang-format off */
 FIXTURE_VARIANT_ADD(task, pidfd_open) {
 	/* clang-format on */
 	.op = {
-		.scenario = "pidfd_open",
+		.name = "pidfd_open",
 		.allowed = pidfd_errnos,
 		.prepare = pidfd_prepare,
 		.action = pidfd_action,
@@ -796,7 +779,7 @@ FIXTURE_VARIANT_ADD(task, pidfd_open) {
 FIXTURE_VARIANT_ADD(task, mount_tmpfs) {
 	/* clang-format on */
 	.op = {
-		.scenario = "mount_tmpfs",
+		.name = "mount_tmpfs",
 		.allowed = mount_errnos,
 		.action = mount_action,
 		.check = mount_check,
@@ -838,22 +821,22 @@ static void mount_base(struct __test_metadata *_metadata,
 FIXTURE_SETUP(task)
 {
 	const char *missing = failnth_missing();
-	const struct task_op *op = &variant->op;
+	const struct failnth_scenario *op = &variant->op;
 	struct sigaction sa = { .sa_handler = SIG_DFL,
 				.sa_flags = SA_NOCLDSTOP };
 	ssize_t len;
 
 	self->st.pidfd = -1;
 	self->st.status = -1;
-	self->st.ns_flag = op->ns_flag;
-	self->st.ns_name = op->ns_name;
+	self->st.ns_flag = variant->ns_flag;
+	self->st.ns_name = variant->ns_name;
 	if (missing)
 		SKIP(return, "%s", missing);
-	if (op->ns_name && !ns_ino(op->ns_name)) {
+	if (variant->ns_name && !ns_ino(variant->ns_name)) {
 		const char *fmt =
 			"no /proc/self/ns/%s: the kernel lacks the namespace";
 
-		SKIP(return, fmt, op->ns_name);
+		SKIP(return, fmt, variant->ns_name);
 	}
 	/*
 	 * No SIGCHLD for a child's ptrace stop: queueing it would be an
@@ -889,37 +872,11 @@ FIXTURE_TEARDOWN(task)
  */
 FAILNTH_SWEEP(task, SWEEP_TIMEOUT)
 {
-	const struct task_op *op = &variant->op;
-	const struct failnth_scenario sc = {
-		.name = op->scenario,
-		.allowed = op->allowed,
-		.success_unseen = op->success_unseen,
-		.deadline_s = SWEEP_TIMEOUT - 10,
-		.arg = &self->st,
-		.prepare = op->prepare,
-		.action = op->action,
-		.check = op->check,
-		.cleanup = op->cleanup,
-		.settled = op->settled,
-	};
-	const struct failnth_child_scenario csc = {
-		.name = op->scenario,
-		.allowed = op->allowed,
-		.fates = op->fates,
-		.success_unseen = op->success_unseen,
-		.deadline_s = SWEEP_TIMEOUT - 10,
-		.traced_exec = op->traced_exec,
-		.exec_code = EXEC_CODE,
-		.arg = &self->st,
-		.prepare = op->child_prepare,
-		.action = op->action,
-		.check = op->check,
-	};
+	struct failnth_scenario sc = variant->op;
 
-	if (op->in_child)
-		failnth_child_sweep(_metadata, &csc, mode);
-	else
-		failnth_sweep(_metadata, &sc, mode);
+	sc.deadline_s = SWEEP_TIMEOUT - 10;
+	sc.arg = &self->st;
+	failnth_run(_metadata, &sc, mode);
 }
 
 TEST_HARNESS_MAIN

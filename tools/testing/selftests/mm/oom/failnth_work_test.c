@@ -512,7 +512,7 @@ FIXTURE_VARIANT_ADD(work, proc_read) {
  */
 TEST_F_TIMEOUT(work, both, SWEEP_TIMEOUT)
 {
-	const struct failnth_child_scenario sc = {
+	const struct failnth_scenario sc = {
 		.name = variant->scenario,
 		.allowed = work_errnos,
 		.success_unseen = variant->success_unseen,
@@ -521,7 +521,7 @@ TEST_F_TIMEOUT(work, both, SWEEP_TIMEOUT)
 		.point_s = POINT_S,
 		.max_points = variant->max_points,
 		.arg = &self->st,
-		.prepare = variant->prepare,
+		.child_prepare = variant->prepare,
 		.arm_at_call = true,
 		.arm_nr = variant->arm_nr,
 		.arm_path = variant->arm_path,
