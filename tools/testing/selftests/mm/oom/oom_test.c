@@ -727,4 +727,50 @@ TEST_F_TIMEOUT(seed, oom_victim_blocked_on_lock, TEST_TIMEOUT)
 		EXPECT_LE(1, memcg_event(self->cg, "oom_kill"));
 }
 
+static bool stall_never_done(void *arg)
+{
+	return false;
+}
+
+static long long stall_no_progress(void *arg)
+{
+	return 0;
+}
+
+/*
+ * The stall detector's own rule (stall.h): OOM_TIME_MUL stretches the
+ * window of the early verdict, never the judgement at the deadline. A
+ * scenario that made no progress at all until its deadline is a stall at
+ * any multiplier, even one whose stretched window is past the deadline.
+ */
+TEST(stall_scaling_keeps_stalls)
+{
+	struct stall_watch sw = {
+		.stall_ms = 200,
+		.deadline_ms = 600,
+		.done = stall_never_done,
+		.progress = stall_no_progress,
+	};
+	const char *env = getenv("OOM_TIME_MUL");
+	char *old = env ? strdup(env) : NULL;
+	struct stall_result res;
+	int ret;
+
+	ASSERT_EQ(0, setenv("OOM_TIME_MUL", "4", 1));
+	ASSERT_EQ(800, stall_scaled_ms(sw.stall_ms));
+	ret = stall_watch(&sw, &res);
+	if (old)
+		setenv("OOM_TIME_MUL", old, 1);
+	else
+		unsetenv("OOM_TIME_MUL");
+	free(old);
+	ASSERT_EQ(0, ret);
+	EXPECT_TRUE(stall_is_stall(&res))
+	{
+		TH_LOG("idle %lld ms of %lld, window %ld ms (800 scaled): verdict %d, not a stall",
+		       res.idle_ms, res.elapsed_ms, sw.stall_ms, res.verdict);
+	}
+	EXPECT_EQ(sw.stall_ms, res.limit_ms);
+}
+
 TEST_HARNESS_MAIN
