@@ -153,6 +153,42 @@ class Attribution(unittest.TestCase):
 			self.assertEqual('fail', t['status'], line)
 			self.assertEqual(kind, t['splats'][0]['kind'], line)
 
+	def test_every_splat_kind_passes_the_hint(self):
+		# SPLAT_HINT lets a line reach SPLATS: a kind whose lines it
+		# missed would never be reported. One written line per kind,
+		# and every kind has one (a new kind needs its line here).
+		cases = (
+			('[    1.0] BUG: KASAN: slab-out-of-bounds in f+0x0/0x1', 'kasan'),
+			('[    1.0] BUG: KFENCE: use-after-free read in f+0x0/0x1', 'kfence'),
+			('[    1.0] watchdog: BUG: soft lockup - CPU#0 stuck for 22s! [a.out:5]',
+			 'soft_lockup'),
+			('[    1.0] BUG kmalloc-64 (Not tainted): Object already free', 'slub'),
+			('[    1.0] BUG: Bad page state in process a.out  pfn:01234', 'bad_page'),
+			('[    1.0] INFO: task a.out:5 blocked for more than 120 seconds.', 'hung_task'),
+			('[    1.0] WARNING: lock held when returning to user space!', 'lock_held'),
+			('[    1.0] WARNING: possible circular locking dependency detected', 'lockdep'),
+			('[    1.0] unreferenced object 0x6a5c1f00 (size 64):', 'kmemleak'),
+			('[    9.0] kmemleak: Kernel memory leak detector disabled', 'kmemleak_off'),
+			('[    2.0] UBSAN: shift-out-of-bounds in mm/slub.c:12:3', 'ubsan'),
+			('[   23.0] INFO: rcu_tasks_trace detected stalls? (Late IPI?)', 'rcu_stall'),
+			('[    1.0] XFS (ubda): Internal error xfs_trans_cancel at line 1097 of '
+			 'file fs/xfs/xfs_trans.c.', 'xfs'),
+			('[   21.0] unregister_netdevice: waiting for lo to become free. Usage count = 2',
+			 'netdev_ref'),
+			('[    1.0] kernel BUG at mm/slub.c:12!', 'bug'),
+			('[    1.0] general protection fault, probably for non-canonical address',
+			 'gpf'),
+			('[    1.0] Oops: 0000 [#1] PREEMPT SMP', 'oops'),
+			('[    1.0] Kernel panic - not syncing: Fatal exception', 'panic'),
+			('[    1.0] WARNING: CPU: 0 PID: 5 at mm/slub.c:1 f+0x0/0x1', 'warning'),
+			('[    1.0] BUG: unable to handle page fault for address: 0000', 'bug'))
+		self.assertEqual({k for k, _ in toosmall.SPLATS}, {k for _, k in cases})
+		for line, kind in cases:
+			self.assertTrue(toosmall.SPLAT_HINT.search(line), line)
+			run = self.lines('TOOSMALL:BEGIN a.one timeout=10', line, 'ok 1 one',
+					 'TOOSMALL:END a.one rc=0')
+			self.assertEqual(kind, run['tests'][0]['splats'][0]['kind'], line)
+
 	def test_lockdep_reports_without_warning_header(self):
 		# kernel/locking/lockdep.c (6.12): two reports that say neither
 		# WARNING: nor BUG:, and one that says INFO: like the
