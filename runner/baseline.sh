@@ -82,12 +82,19 @@ baseline_stop()
 both_kernels()
 {
 	local what=$1 jobs=$2 k rc=0 r i=0 per=1
-	local names=(base patched) srcs=("$BASE_SRC" "$SRC")
+	local names=(base patched) srcs=("$BASE_SRC" "$SRC") pin cpus
 
 	shift 2
 	[ "$jobs" -lt 2 ] || per=$((jobs / 2))
+	mapfile -t cpus < <(allowed_cpus)
 	for k in 0 1; do
-		"$TOPDIR/run.sh" --kernel-src "${srcs[k]}" --jobs "$per" "$@" \
+		# Two runs at once: each on its half of the CPUs, within which
+		# its UMLs are bound (uml_cpu), not both to the first CPU.
+		pin=()
+		if [ -n "$what" ] && [ "$jobs" -ge 2 ] && [ "${#cpus[@]}" -ge $((2 * per)) ]; then
+			pin=(taskset -c "$(IFS=,; echo "${cpus[*]:$((k * per)):per}")")
+		fi
+		"${pin[@]}" "$TOPDIR/run.sh" --kernel-src "${srcs[k]}" --jobs "$per" "$@" \
 			${what:+--output "$OUT/$what.${names[k]}"} \
 			>"$OUT/${what:-build}.${names[k]}.log" 2>&1 &
 		CHILD_PIDS+=($!)

@@ -29,6 +29,24 @@ die()
 	exit "$code"
 }
 
+# allowed_cpus: the CPUs this process may run on (its Cpus_allowed_list),
+# one a line.
+allowed_cpus()
+{
+	local list ranges range lo hi
+
+	list=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status)
+	IFS=, read -ra ranges <<<"$list"
+	for range in "${ranges[@]}"; do
+		lo=${range%-*}
+		hi=${range#*-}
+		while [ "$lo" -le "$hi" ]; do
+			echo "$lo"
+			lo=$((lo + 1))
+		done
+	done
+}
+
 # uml_cpu: the CPU that this lane's UML (LANE 1..JOBS, or the only one) is
 # bound to: the LANE-th of those this process may run on, or nothing when
 # there are fewer of them than lanes. A UML runs its kernel and each guest
@@ -38,18 +56,9 @@ die()
 # (with --jobs 1 here, fail-nth sweeps ran 2.1 times as fast bound).
 uml_cpu()
 {
-	local list ranges range lo hi cpus=()
+	local cpus
 
-	list=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status)
-	IFS=, read -ra ranges <<<"$list"
-	for range in "${ranges[@]}"; do
-		lo=${range%-*}
-		hi=${range#*-}
-		while [ "$lo" -le "$hi" ]; do
-			cpus+=("$lo")
-			lo=$((lo + 1))
-		done
-	done
+	mapfile -t cpus < <(allowed_cpus)
 	[ "${JOBS:-1}" -le "${#cpus[@]}" ] && [ "${LANE:-1}" -le "${#cpus[@]}" ] ||
 		return 0
 	echo "${cpus[$((${LANE:-1} - 1))]}"
