@@ -563,14 +563,19 @@ static const char *failnth_errno_name(int err, char *buf, size_t size)
 	return buf;
 }
 
-static bool failnth_allowed(const struct failnth_scenario *sc, int err)
+/* Whether @v is in @list (0-terminated; NULL: empty). */
+static bool failnth_in(const int *list, int v)
 {
-	const int *a;
-
-	for (a = sc->allowed; a && *a; a++)
-		if (*a == err)
+	for (; list && *list; list++)
+		if (*list == v)
 			return true;
 	return false;
+}
+
+/* Whether @err is among @sc's clean errnos. */
+static bool failnth_allowed(const struct failnth_scenario *sc, int err)
+{
+	return failnth_in(sc->allowed, err);
 }
 
 /* Counts @err in the histogram, which is kept sorted by errno. */

@@ -232,28 +232,6 @@ static void failnth_child_kill(pid_t pid)
 	failnth_child_reap(pid);
 }
 
-/* Whether @sig is among @sc's clean fates. */
-static bool failnth_child_fate_ok(const struct failnth_scenario *sc, int sig)
-{
-	const int *f;
-
-	for (f = sc->fates; f && *f; f++)
-		if (*f == sig)
-			return true;
-	return false;
-}
-
-/* Whether @sc's errno list has @err. */
-static bool failnth_child_errno_ok(const struct failnth_scenario *sc, int err)
-{
-	const int *a;
-
-	for (a = sc->allowed; a && *a; a++)
-		if (*a == err)
-			return true;
-	return false;
-}
-
 /*
  * Whether a point that ended with signal @sig (0: none) and @ret is clean
  * given @fired; if not, says why.
@@ -263,7 +241,7 @@ static bool failnth_child_clean(const struct failnth_scenario *sc, int sig,
 {
 	if (sig && !fired)
 		snprintf(why, size, "killed without an injected fault");
-	else if (sig && !failnth_child_fate_ok(sc, sig))
+	else if (sig && !failnth_in(sc->fates, sig))
 		snprintf(why, size, "signal not in the clean fates");
 	else if (sig)
 		return true;
@@ -273,7 +251,7 @@ static bool failnth_child_clean(const struct failnth_scenario *sc, int sig,
 		snprintf(why, size,
 			 "short count %d of %ld without an injected fault", ret,
 			 sc->full);
-	else if (ret < 0 && !failnth_child_errno_ok(sc, -ret))
+	else if (ret < 0 && !failnth_allowed(sc, -ret))
 		snprintf(why, size, "errno not in the allowed list");
 	else
 		return true;
