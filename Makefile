@@ -21,7 +21,7 @@ help:
 	@echo "             and the upstream check in both guests"
 	@echo "make lint    shellcheck, checkpatch and clang-format only"
 	@echo "make bench   build, boot and sweep timings, printed as figures"
-	@echo "make bench-uml  the same but the x86_64 QEMU figures (~30 min)"
+	@echo "make bench-uml  make bench without the x86_64 QEMU figures (~21 min)"
 	@echo "make bench-vm  UML's and the x86_64 QEMU guest's figures, side by side"
 	@echo "make series  the selftests as a kernel patch series, in SERIES_DIR"
 	@echo "make um-series  kernel-patches/ as a linux-um series, in UM_SERIES_DIR"

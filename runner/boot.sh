@@ -74,7 +74,8 @@ mconsole()
 # qemu_argv STAGE MEM SOCK: the QEMU command line that boots the x86_64
 # kernel the way UML boots (see boot_once), into VM_ARGV: the host's /
 # read-only over virtiofs as the root (virtiofsd is started by sandbox.sh
-# on SOCK; virtiofs needs the guest's memory shared with it), the run's out dir writable over 9p, the scratch disk as /dev/vda,
+# on SOCK; virtiofs needs the guest's memory shared with it), the run's
+# out dir writable over 9p, the scratch disk as /dev/vda,
 # the serial console on stdout, the monitor on a unix socket in the uml
 # dir. KVM where the user who runs it can open /dev/kvm, else TCG
 # (QEMU_ACCEL says which).

@@ -30,7 +30,7 @@
 #   qemu_failnth_call_rate  the same figures as UML's, under --vm qemu
 #                       (KVM where /dev/kvm opens, else TCG: said)
 # A command that failed prints "failed", never a time.
-# tests/bench.sh uml prints all but the qemu_ figures (about 30 minutes).
+# tests/bench.sh uml prints all but the qemu_ figures (about 21 minutes here).
 # tests/bench.sh vm (make bench-vm) prints only the side-by-side figures:
 # boot_to_test_s, suite_jobsN_s and the fail-nth rates on UML, then the
 # qemu_ ones (about 15 minutes here once the x86_64 kernel is cached).
