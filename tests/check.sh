@@ -1012,8 +1012,8 @@ check_qemu()
 	fi
 
 	# Not a way: a second mount of the virtiofs tag. The guest kernel
-	# hands it the superblock of a submount the root announced (it showed
-	# the host's /sys), so no write through it could reach /var/tmp, and
+	# hands it the superblock of a submount the root announced (F19: it
+	# showed the host's /sys), so no write through it could reach /var/tmp, and
 	# the way passed with the host side writable too. The remount of / in
 	# escape_check is the way that reaches virtiofsd: with the sandbox's /
 	# left writable, it wrote /var/tmp/.toosmall-escape on the host.
