@@ -110,7 +110,7 @@ static const int ns_errnos[] = { ENOMEM, 0 };
  *    (lib/kobject_uevent.c:787) when netlink_kernel_create() returns
  *    NULL, as it does when the socket, its inode or its listeners cannot
  *    be allocated;
- * and, with IPv4 and IPv6 (x86_64_defconfig; UML's kernel has no INET):
+ * and, with IPv4 and IPv6 (CONFIG_INET, CONFIG_IPV6):
  *  - EAFNOSUPPORT: the same, in net/ipv4/fib_frontend.c:
  *    nl_fib_lookup_init() (line 1425);
  *  - ENFILE: net/socket.c:__sock_create() when sock_alloc() cannot get
