@@ -1,0 +1,1048 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * IPv4 and IPv6 sockets and rtnetlink while their small allocations fail,
+ * one at a time.
+ *
+ * Each variant runs one call with every failslab and fail_page_alloc point
+ * on its path made to fail in turn (see failnth.h), in a network namespace
+ * of the test's own with only its loopback device up: socket(), a TCP
+ * connect() and send() over loopback, a UDP sendto(), an RTM_GETLINK dump,
+ * and the RTM_NEWADDR and RTM_NEWROUTE requests that add an address and a
+ * route; each of IPv4 and, but for the address, IPv6 (whose new address
+ * becomes usable only after addrconf's work, out of the caller's task).
+ * The call must succeed or fail with an allowed errno. A success did all
+ * it says: the connection carries a byte, the bytes sent arrive and no
+ * more, the dump lists every link, the address is listed and can be bound
+ * to, the route is listed. A failure did nothing: no connection waits on
+ * the listener, no byte or datagram arrives, the socket serves the next
+ * dump, no address or route is left behind.
+ *
+ * Only allocations in the calling task count (fail-nth does not reach
+ * softirq context), so the receive side of loopback traffic is not swept.
+ */
+
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "failnth.h"
+
+/* Per variant; the sweep's own deadline is 10 s shorter. */
+#define SWEEP_TIMEOUT 60
+
+/* What send() and sendto() carry: below the smallest send buffer. */
+#define STREAM_LEN 4096
+#define DGRAM_LEN 512
+
+/*
+ * The bound on waiting for loopback data. A success whose first transmit
+ * could not clone its skb is sent again by the retransmit timer.
+ */
+#define ARRIVE_MS 1000
+
+/* The address and the routes the rtnetlink variants add, on lo. */
+#define ADDR "10.9.0.1"
+#define ADDR_PREFIX 24
+#define ROUTE "10.10.0.0"
+#define ROUTE_PREFIX 16
+#define ROUTE6 "fd00:10::"
+#define ROUTE6_PREFIX 32
+
+/* A netlink reply's buffer: a dump's skb holds up to 16 KB. */
+#define NL_BUF (32 * 1024)
+
+/*
+ * Clean failures of socket(AF_INET and AF_INET6). sock_alloc()'s failure is
+ * ENFILE (net/socket.c:1526 "return -ENFILE;"); sk_alloc()'s is ENOMEM for
+ * IPv4 (net/ipv4/af_inet.c:325) and ENOBUFS for IPv6
+ * (net/ipv6/af_inet6.c:192, linux 6.12).
+ */
+static const int socket_errnos[] = { ENOMEM, ENFILE, ENOBUFS, 0 };
+
+/*
+ * Clean failures of connect(): tcp_connect() reports a SYN it cannot
+ * allocate as ENOBUFS (net/ipv4/tcp_output.c:4158), and so does the route
+ * lookup for an output route it cannot allocate (net/ipv4/route.c:2643,
+ * linux 6.12).
+ */
+static const int connect_errnos[] = { ENOMEM, ENOBUFS, 0 };
+
+/*
+ * Clean failures of send(MSG_DONTWAIT): tcp_sendmsg_locked() waits for
+ * memory when it cannot allocate an skb, and with no time to wait that is
+ * EAGAIN (net/core/stream.c:sk_stream_wait_memory(), linux 6.12), when
+ * nothing was copied; a partial copy is a short count.
+ */
+static const int send_errnos[] = { ENOMEM, ENOBUFS, EAGAIN, 0 };
+
+/*
+ * Clean failures of sendto() and of netlink requests: alloc_skb_with_frags()
+ * reports a failed alloc_skb() as ENOBUFS (net/core/skbuff.c:6679), as do
+ * netlink_sendmsg() (net/netlink/af_netlink.c:1872), netlink_dump()
+ * (af_netlink.c:2266), inet_rtm_newaddr() for its ifa
+ * (net/ipv4/devinet.c:888) and fib_table_insert() for its alias
+ * (net/ipv4/fib_trie.c:1341), and ip6_route_info_create() for its fib6_info
+ * (net/ipv6/route.c:3806, linux 6.12).
+ */
+static const int nl_errnos[] = { ENOMEM, ENOBUFS, 0 };
+
+/* Shared by the callbacks of a sweep; fds are -1 when closed. */
+struct net_ctx {
+	/* AF_INET or AF_INET6, and its socket address's size. */
+	int family;
+	socklen_t alen;
+	/* A TCP listener and a UDP receiver on loopback, for the sweep. */
+	int lst, rcv;
+	struct sockaddr_storage lst_addr, rcv_addr;
+	/* A UDP sender and a NETLINK_ROUTE socket, for the sweep. */
+	int snd, nl;
+	/* The links of the namespace, counted before the sweep. */
+	int nr_links;
+	/* A point's client (or new socket) and the end accepted for it. */
+	int fd, peer;
+	/* Whether the dump under test ended with NLMSG_DONE. */
+	bool done;
+	/* Whether a read said replies were lost (ENOBUFS, netlink(7)). */
+	bool lost;
+	unsigned int seq;
+	char buf[NL_BUF];
+};
+
+static char data[STREAM_LEN];
+
+static void set_data(void)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(data); i++)
+		data[i] = (char)(i * 7 + 3);
+}
+
+/* Whether @fd has something to read, or an error to report, within @ms. */
+static bool readable(int fd, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, ms) == 1 && (p.revents & (POLLIN | POLLERR));
+}
+
+/* Whether a non-blocking read of @fd finds nothing; else why in @why. */
+static bool nothing_more(int fd, const char *what, char *why, size_t size)
+{
+	char byte;
+	ssize_t len = recv(fd, &byte, 1, MSG_DONTWAIT);
+
+	if (len < 0 && errno == EAGAIN)
+		return true;
+	snprintf(why, size, "%s: a read found %zd (%s), expected nothing", what,
+		 len, len < 0 ? strerror(errno) : "data");
+	return false;
+}
+
+/* Whether exactly the first @n bytes of data arrive on @fd. */
+static bool stream_holds(int fd, size_t n, char *why, size_t size)
+{
+	static char got[STREAM_LEN];
+	size_t have = 0;
+	ssize_t len;
+
+	while (have < n) {
+		if (!readable(fd, ARRIVE_MS)) {
+			snprintf(why, size, "%zu of %zu bytes arrived in %d ms",
+				 have, n, ARRIVE_MS);
+			return false;
+		}
+		len = recv(fd, got + have, n - have, MSG_DONTWAIT);
+		if (len <= 0) {
+			snprintf(why, size, "recv after %zu of %zu bytes: %s",
+				 have, n, len ? strerror(errno) : "EOF");
+			return false;
+		}
+		have += len;
+	}
+	if (memcmp(got, data, n)) {
+		snprintf(why, size, "the %zu bytes that arrived differ", n);
+		return false;
+	}
+	return nothing_more(fd, "after the bytes sent", why, size);
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+/* The loopback address of @family, port 0, in @sa; returns its size. */
+static socklen_t loopback(int family, struct sockaddr_storage *sa)
+{
+	struct sockaddr_in6 *sin6 = (void *)sa;
+	struct sockaddr_in *sin = (void *)sa;
+
+	memset(sa, 0, sizeof(*sa));
+	if (family == AF_INET6) {
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_addr = in6addr_loopback;
+		return sizeof(*sin6);
+	}
+	sin->sin_family = AF_INET;
+	sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	return sizeof(*sin);
+}
+
+/* A TCP socket that resets its connection when closed: no TIME_WAIT. */
+static int tcp_socket(int family)
+{
+	const struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+	int fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd >= 0 && setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg))) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/*
+ * A non-blocking socket of @family and @type bound to loopback on a port
+ * the kernel picks, listening if it is a stream socket.
+ */
+static int bound_socket(int family, int type, struct sockaddr_storage *addr)
+{
+	socklen_t len = loopback(family, addr);
+	int fd = socket(family, type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)addr, len) ||
+	    getsockname(fd, (struct sockaddr *)addr, &len) ||
+	    (type == SOCK_STREAM && listen(fd, 16))) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/* ---- rtnetlink ---------------------------------------------------- */
+
+struct nl_req {
+	struct nlmsghdr nh;
+	union {
+		struct ifinfomsg ifi;
+		struct ifaddrmsg ifa;
+		struct rtmsg rtm;
+	};
+	char attrs[64];
+};
+
+static void nl_attr(struct nl_req *r, unsigned short type, const void *val,
+		    size_t len)
+{
+	struct rtattr *rta = (void *)((char *)r + NLMSG_ALIGN(r->nh.nlmsg_len));
+
+	rta->rta_type = type;
+	rta->rta_len = RTA_LENGTH(len);
+	memcpy(RTA_DATA(rta), val, len);
+	r->nh.nlmsg_len =
+		NLMSG_ALIGN(r->nh.nlmsg_len) + RTA_ALIGN(rta->rta_len);
+}
+
+/* Sends @r with a new sequence number; 0 or -errno. */
+static int nl_send(struct net_ctx *c, struct nl_req *r)
+{
+	c->done = false;
+	c->lost = false;
+	r->nh.nlmsg_seq = ++c->seq;
+	if (send(c->nl, r, r->nh.nlmsg_len, 0) < 0)
+		return -errno;
+	return 0;
+}
+
+/*
+ * Reads the replies to request c->seq: for a dump, calls @match on each
+ * message until NLMSG_DONE and returns how many it matched; for a request,
+ * returns its acknowledgment's error. Other sequence numbers (the tail of
+ * an earlier dump) are passed over. Returns -errno on an error reply or a
+ * failed read; a reply that does not come within ARRIVE_MS is -ETIME. A
+ * read that fails with ENOBUFS means the kernel could not allocate a reply
+ * and dropped it (net/netlink/af_netlink.c:netlink_ack() sets sk_err):
+ * c->lost says so.
+ */
+static int nl_replies(struct net_ctx *c,
+		      bool (*match)(struct net_ctx *c, struct nlmsghdr *nh))
+{
+	int nr = 0;
+
+	for (;;) {
+		struct nlmsghdr *nh;
+		ssize_t len;
+
+		if (!readable(c->nl, ARRIVE_MS))
+			return -ETIME;
+		len = recv(c->nl, c->buf, sizeof(c->buf), MSG_DONTWAIT);
+		if (len < 0) {
+			c->lost = errno == ENOBUFS;
+			return -errno;
+		}
+		for (nh = (void *)c->buf; NLMSG_OK(nh, len);
+		     nh = NLMSG_NEXT(nh, len)) {
+			if (nh->nlmsg_seq != c->seq)
+				continue;
+			if (nh->nlmsg_type == NLMSG_DONE) {
+				c->done = true;
+				return nr;
+			}
+			if (nh->nlmsg_type == NLMSG_ERROR) {
+				struct nlmsgerr *e = NLMSG_DATA(nh);
+
+				return e->error;
+			}
+			if (match && match(c, nh))
+				nr++;
+		}
+	}
+}
+
+/* A dump request of @type for the family @family. */
+static int nl_dump(struct net_ctx *c, int type, int family,
+		   bool (*match)(struct net_ctx *c, struct nlmsghdr *nh))
+{
+	struct nl_req r = {
+		.nh.nlmsg_type = type,
+		.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP,
+		.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct rtmsg)),
+		.rtm.rtm_family = family,
+	};
+	int err = nl_send(c, &r);
+
+	return err ? err : nl_replies(c, match);
+}
+
+static bool any_link(struct net_ctx *c, struct nlmsghdr *nh)
+{
+	return nh->nlmsg_type == RTM_NEWLINK;
+}
+
+/* The route a variant of @family adds: its destination and length. */
+static int route_of(int family, void *dst)
+{
+	inet_pton(family, family == AF_INET6 ? ROUTE6 : ROUTE, dst);
+	return family == AF_INET6 ? ROUTE6_PREFIX : ROUTE_PREFIX;
+}
+
+/*
+ * Whether the attribute @type of @nh holds the address @want of @family.
+ */
+static bool has_addr(struct nlmsghdr *nh, size_t hdr, unsigned short type,
+		     int family, const void *want)
+{
+	int len = nh->nlmsg_len - NLMSG_LENGTH(hdr);
+	struct rtattr *rta =
+		(void *)((char *)NLMSG_DATA(nh) + NLMSG_ALIGN(hdr));
+	size_t size = family == AF_INET6 ? sizeof(struct in6_addr) :
+					   sizeof(struct in_addr);
+
+	for (; RTA_OK(rta, len); rta = RTA_NEXT(rta, len))
+		if (rta->rta_type == type && RTA_PAYLOAD(rta) == size &&
+		    !memcmp(RTA_DATA(rta), want, size))
+			return true;
+	return false;
+}
+
+static bool is_our_addr(struct net_ctx *c, struct nlmsghdr *nh)
+{
+	struct ifaddrmsg *ifa = NLMSG_DATA(nh);
+	struct in_addr want;
+
+	inet_pton(AF_INET, ADDR, &want);
+	return nh->nlmsg_type == RTM_NEWADDR &&
+	       ifa->ifa_prefixlen == ADDR_PREFIX &&
+	       has_addr(nh, sizeof(*ifa), IFA_LOCAL, AF_INET, &want);
+}
+
+static bool is_our_route(struct net_ctx *c, struct nlmsghdr *nh)
+{
+	struct rtmsg *rtm = NLMSG_DATA(nh);
+	struct in6_addr want;
+	int dst_len = route_of(c->family, &want);
+
+	return nh->nlmsg_type == RTM_NEWROUTE && rtm->rtm_family == c->family &&
+	       rtm->rtm_table == RT_TABLE_MAIN && rtm->rtm_dst_len == dst_len &&
+	       has_addr(nh, sizeof(*rtm), RTA_DST, c->family, &want);
+}
+
+/* An RTM_NEWADDR or RTM_DELADDR of ADDR/ADDR_PREFIX on lo, acknowledged. */
+static int nl_addr(struct net_ctx *c, int type)
+{
+	struct nl_req r = {
+		.nh.nlmsg_type = type,
+		.nh.nlmsg_flags =
+			NLM_F_REQUEST | NLM_F_ACK |
+			(type == RTM_NEWADDR ? NLM_F_CREATE | NLM_F_EXCL : 0),
+		.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifaddrmsg)),
+		.ifa.ifa_family = AF_INET,
+		.ifa.ifa_prefixlen = ADDR_PREFIX,
+		.ifa.ifa_index = 1,
+	};
+	struct in_addr a;
+	int err;
+
+	inet_pton(AF_INET, ADDR, &a);
+	nl_attr(&r, IFA_LOCAL, &a, sizeof(a));
+	nl_attr(&r, IFA_ADDRESS, &a, sizeof(a));
+	err = nl_send(c, &r);
+	return err ? err : nl_replies(c, NULL);
+}
+
+/*
+ * An RTM_NEWROUTE or RTM_DELROUTE of ROUTE/ROUTE_PREFIX (or, for IPv6,
+ * ROUTE6/ROUTE6_PREFIX) via lo.
+ */
+static int nl_route(struct net_ctx *c, int type)
+{
+	struct nl_req r = {
+		.nh.nlmsg_type = type,
+		.nh.nlmsg_flags =
+			NLM_F_REQUEST | NLM_F_ACK |
+			(type == RTM_NEWROUTE ? NLM_F_CREATE | NLM_F_EXCL : 0),
+		.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct rtmsg)),
+		.rtm.rtm_family = c->family,
+		.rtm.rtm_table = RT_TABLE_MAIN,
+		.rtm.rtm_protocol = RTPROT_STATIC,
+		.rtm.rtm_scope = RT_SCOPE_LINK,
+		.rtm.rtm_type = RTN_UNICAST,
+	};
+	struct in6_addr a;
+	int oif = 1, err;
+
+	r.rtm.rtm_dst_len = route_of(c->family, &a);
+	nl_attr(&r, RTA_DST, &a,
+		c->family == AF_INET6 ? sizeof(a) : sizeof(struct in_addr));
+	nl_attr(&r, RTA_OIF, &oif, sizeof(oif));
+	err = nl_send(c, &r);
+	return err ? err : nl_replies(c, NULL);
+}
+
+/*
+ * Whether the dump of @type lists the object @match looks for @want times
+ * (0 or 1); else what it found in @why.
+ */
+static bool listed(struct net_ctx *c, int type,
+		   bool (*match)(struct net_ctx *c, struct nlmsghdr *nh),
+		   int want, const char *what, char *why, size_t size)
+{
+	int nr = nl_dump(c, type, c->family, match);
+
+	if (nr == want)
+		return true;
+	snprintf(why, size, "%s: %d in the dump, expected %d%s%s", what,
+		 nr < 0 ? 0 : nr, want, nr < 0 ? ": the dump failed: " : "",
+		 nr < 0 ? strerror(-nr) : "");
+	return false;
+}
+
+/* ---- the scenarios ------------------------------------------------ */
+
+static int socket_action(void *arg)
+{
+	struct net_ctx *c = arg;
+	int fd = socket(c->family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/* A success is a TCP socket that binds to the loopback address. */
+static bool socket_check(void *arg, int ret, char *why, size_t size)
+{
+	struct net_ctx *c = arg;
+	struct sockaddr_storage sa;
+	socklen_t len = sizeof(int);
+	int proto = 0;
+
+	if (ret < 0)
+		return true;
+	if (getsockopt(ret, SOL_SOCKET, SO_PROTOCOL, &proto, &len) ||
+	    proto != IPPROTO_TCP) {
+		snprintf(why, size, "fd %d is not a TCP socket: %s", ret,
+			 proto ? "another protocol" : strerror(errno));
+		return false;
+	}
+	if (bind(ret, (struct sockaddr *)&sa, loopback(c->family, &sa))) {
+		snprintf(why, size, "the new socket cannot bind: %s",
+			 strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+static void connect_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct net_ctx *c = arg;
+
+	c->fd = tcp_socket(c->family);
+	ASSERT_LE(0, c->fd)
+	{
+		TH_LOG("TCP socket (unarmed): %s", strerror(errno));
+	}
+}
+
+static int connect_action(void *arg)
+{
+	struct net_ctx *c = arg;
+
+	if (connect(c->fd, (struct sockaddr *)&c->lst_addr, c->alen))
+		return -errno;
+	return 0;
+}
+
+/*
+ * A success is a connection that the listener hands out and that carries
+ * a byte; a failure leaves the socket unconnected and nothing waiting on
+ * the listener.
+ */
+static bool connect_check(void *arg, int ret, char *why, size_t size)
+{
+	struct net_ctx *c = arg;
+	struct sockaddr_storage sa;
+	socklen_t len = sizeof(sa);
+	int peer_err;
+
+	if (ret < 0) {
+		if (!getpeername(c->fd, (struct sockaddr *)&sa, &len)) {
+			snprintf(why, size,
+				 "the socket is connected after the failure");
+			return false;
+		}
+		if (readable(c->lst, 0)) {
+			snprintf(why, size,
+				 "a connection waits after the failure");
+			return false;
+		}
+		return true;
+	}
+	if (!readable(c->lst, ARRIVE_MS)) {
+		snprintf(why, size, "no connection on the listener in %d ms",
+			 ARRIVE_MS);
+		return false;
+	}
+	c->peer = accept4(c->lst, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	peer_err = errno;
+	if (c->peer < 0) {
+		snprintf(why, size, "accept: %s", strerror(peer_err));
+		return false;
+	}
+	if (send(c->fd, data, 1, MSG_DONTWAIT | MSG_NOSIGNAL) != 1) {
+		snprintf(why, size, "a byte on the new connection: %s",
+			 strerror(errno));
+		return false;
+	}
+	return stream_holds(c->peer, 1, why, size);
+}
+
+static void stream_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct net_ctx *c = arg;
+
+	connect_prepare(_metadata, c);
+	ASSERT_EQ(0, connect_action(c));
+	c->peer = accept4(c->lst, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	ASSERT_LE(0, c->peer)
+	{
+		TH_LOG("accept (unarmed): %s", strerror(errno));
+	}
+}
+
+static int send_action(void *arg)
+{
+	struct net_ctx *c = arg;
+	ssize_t len =
+		send(c->fd, data, STREAM_LEN, MSG_DONTWAIT | MSG_NOSIGNAL);
+
+	return len < 0 ? -errno : len;
+}
+
+/* Exactly the bytes send() counted arrive, and no more. */
+static bool send_check(void *arg, int ret, char *why, size_t size)
+{
+	struct net_ctx *c = arg;
+
+	if (ret < 0)
+		return nothing_more(c->peer, "after a failed send", why, size);
+	return stream_holds(c->peer, ret, why, size);
+}
+
+static int sendto_action(void *arg)
+{
+	struct net_ctx *c = arg;
+	ssize_t len = sendto(c->snd, data, DGRAM_LEN, 0,
+			     (struct sockaddr *)&c->rcv_addr, c->alen);
+
+	return len < 0 ? -errno : len;
+}
+
+/* A success delivers the one datagram whole; a failure delivers none. */
+static bool sendto_check(void *arg, int ret, char *why, size_t size)
+{
+	static char got[DGRAM_LEN + 1];
+	struct net_ctx *c = arg;
+	ssize_t len;
+
+	if (ret < 0)
+		return nothing_more(c->rcv, "after a failed sendto", why, size);
+	if (!readable(c->rcv, ARRIVE_MS)) {
+		snprintf(why, size, "no datagram arrived in %d ms", ARRIVE_MS);
+		return false;
+	}
+	len = recv(c->rcv, got, sizeof(got), MSG_DONTWAIT);
+	if (len != DGRAM_LEN || memcmp(got, data, DGRAM_LEN)) {
+		snprintf(why, size, "the datagram: %zd bytes (%s), sent %d",
+			 len, len < 0 ? strerror(errno) : "read", DGRAM_LEN);
+		return false;
+	}
+	return nothing_more(c->rcv, "after the datagram", why, size);
+}
+
+static int dump_action(void *arg)
+{
+	return nl_dump(arg, RTM_GETLINK, AF_UNSPEC, any_link);
+}
+
+/*
+ * A success lists every link and ends; a failure does not end with
+ * NLMSG_DONE, and the socket serves the next dump in full.
+ */
+static bool dump_check(void *arg, int ret, char *why, size_t size)
+{
+	struct net_ctx *c = arg;
+	int nr;
+
+	if (ret >= 0) {
+		if (ret == c->nr_links && c->done)
+			return true;
+		snprintf(why, size, "the dump listed %d of %d links%s", ret,
+			 c->nr_links, c->done ? "" : ", with no NLMSG_DONE");
+		return false;
+	}
+	if (c->done) {
+		snprintf(why, size, "a failed dump ended with NLMSG_DONE");
+		return false;
+	}
+	nr = nl_dump(c, RTM_GETLINK, AF_UNSPEC, any_link);
+	if (nr == c->nr_links)
+		return true;
+	snprintf(why, size, "the next dump: %s%d of %d links",
+		 nr < 0 ? strerror(-nr) : "", nr < 0 ? 0 : nr, c->nr_links);
+	return false;
+}
+
+/*
+ * A request whose acknowledgment was dropped may have been carried out:
+ * as a client must, ask (the fault has fired, nothing else fails) and
+ * take what is listed as the outcome.
+ */
+static int resolve_lost(struct net_ctx *c, int ret, int type,
+			bool (*match)(struct net_ctx *c, struct nlmsghdr *nh))
+{
+	if (!c->lost)
+		return ret;
+	return nl_dump(c, type, c->family, match) == 1 ? 0 : ret;
+}
+
+static int newaddr_action(void *arg)
+{
+	return resolve_lost(arg, nl_addr(arg, RTM_NEWADDR), RTM_GETADDR,
+			    is_our_addr);
+}
+
+/* Whether a UDP socket can bind to ADDR: 0, or -errno. */
+static int bind_addr(void)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), err = 0;
+
+	inet_pton(AF_INET, ADDR, &sa.sin_addr);
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)))
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+/*
+ * A success lists the address and makes it local (a socket binds to it);
+ * a failure leaves neither.
+ */
+static bool newaddr_check(void *arg, int ret, char *why, size_t size)
+{
+	int want = ret < 0 ? 0 : 1, err;
+
+	if (!listed(arg, RTM_GETADDR, is_our_addr, want, ADDR, why, size))
+		return false;
+	err = bind_addr();
+	if (ret >= 0 && err) {
+		snprintf(why, size, "binding to the new %s: %s", ADDR,
+			 strerror(-err));
+		return false;
+	}
+	if (ret < 0 && err != -EADDRNOTAVAIL) {
+		snprintf(why, size, "binding to %s after the failure: %s", ADDR,
+			 err ? strerror(-err) : "it is local");
+		return false;
+	}
+	return true;
+}
+
+static int newroute_action(void *arg)
+{
+	return resolve_lost(arg, nl_route(arg, RTM_NEWROUTE), RTM_GETROUTE,
+			    is_our_route);
+}
+
+/* A success lists the route in the main table; a failure does not. */
+static bool newroute_check(void *arg, int ret, char *why, size_t size)
+{
+	struct net_ctx *c = arg;
+
+	return listed(c, RTM_GETROUTE, is_our_route, ret < 0 ? 0 : 1,
+		      c->family == AF_INET6 ? ROUTE6 : ROUTE, why, size);
+}
+
+/*
+ * Closes what the point opened, and any connection the listener still
+ * holds (one a check did not take), so that each point starts afresh.
+ */
+static void net_cleanup(struct __test_metadata *_metadata, void *arg, int ret)
+{
+	struct net_ctx *c = arg;
+
+	close_fd(&c->fd);
+	close_fd(&c->peer);
+	while ((c->peer = accept4(c->lst, NULL, NULL, SOCK_NONBLOCK)) >= 0)
+		close_fd(&c->peer);
+}
+
+/*
+ * Removes the address and the route a point may have added (an absent
+ * one is EADDRNOTAVAIL or ESRCH, and not an error).
+ */
+static void rtnl_cleanup(struct __test_metadata *_metadata, void *arg, int ret)
+{
+	struct net_ctx *c = arg;
+	int err = c->family == AF_INET ? nl_addr(c, RTM_DELADDR) : 0;
+
+	EXPECT_TRUE(!err || err == -EADDRNOTAVAIL)
+	{
+		TH_LOG("removing %s: %s", ADDR, strerror(-err));
+	}
+	err = nl_route(c, RTM_DELROUTE);
+	EXPECT_TRUE(!err || err == -ESRCH)
+	{
+		TH_LOG("removing the route to %s: %s", ROUTE, strerror(-err));
+	}
+}
+
+static void socket_cleanup(struct __test_metadata *_metadata, void *arg,
+			   int ret)
+{
+	if (ret >= 0)
+		EXPECT_EQ(0, close(ret));
+}
+
+FIXTURE(net)
+{
+	struct net_ctx ctx;
+};
+
+FIXTURE_VARIANT(net)
+{
+	const struct failnth_scenario op;
+	/* AF_INET, or AF_INET6. */
+	int family;
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(net, socket_tcp) {
+	/* clang-format on */
+	.op = {
+		.name = "socket_tcp",
+		.allowed = socket_errnos,
+		.action = socket_action,
+		.check = socket_check,
+		.cleanup = socket_cleanup,
+	},
+	.family = AF_INET,
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(net, tcp_connect) {
+	/* clang-format on */
+	.op = {
+		.name = "tcp_connect",
+		.allowed = connect_errnos,
+		.prepare = connect_prepare,
+		.action = connect_action,
+		.check = connect_check,
+		.cleanup = net_cleanup,
+	},
+	.family = AF_INET,
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(net, tcp_send) {
+	/* clang-format on */
+	.op = {
+		.name = "tcp_send",
+		.allowed = send_errnos,
+		.full = STREAM_LEN,
+		.prepare = stream_prepare,
+		.action = send_action,
+		.check = send_check,
+		.cleanup = net_cleanup,
+	},
+	.family = AF_INET,
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(net, udp_sendto) {
+	/* clang-format on */
+	.op = {
+		.name = "udp_sendto",
+		.allowed = nl_errnos,
+		.full = DGRAM_LEN,
+		.action = sendto_action,
+		.check = sendto_check,
+		.cleanup = net_cleanup,
+	},
+	.family = AF_INET,
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(net, rtm_getlink_dump) {
+	/* clang-format on */
+	.op = {
+		.name = "rtm_getlink_dump",
+		.allowed = nl_errnos,
+		.action = dump_action,
+		.check = dump_check,
+		.cleanup = net_cleanup,
+	},
+	.family = AF_INET,
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(net, rtm_newaddr) {
+	/* clang-format on */
+	.op = {
+		.name = "rtm_newaddr",
+		.allowed = nl_errnos,
+		.action = newaddr_action,
+		.check = newaddr_check,
+		.cleanup = rtnl_cleanup,
+	},
+	.family = AF_INET,
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(net, rtm_newroute) {
+	/* clang-format on */
+	.op = {
+		.name = "rtm_newroute",
+		.allowed = nl_errnos,
+		.action = newroute_action,
+		.check = newroute_check,
+		.cleanup = rtnl_cleanup,
+	},
+	.family = AF_INET,
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(net, socket_tcp6) {
+	/* clang-format on */
+	.op = {
+		.name = "socket_tcp6",
+		.allowed = socket_errnos,
+		.action = socket_action,
+		.check = socket_check,
+		.cleanup = socket_cleanup,
+	},
+	.family = AF_INET6,
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(net, tcp6_connect) {
+	/* clang-format on */
+	.op = {
+		.name = "tcp6_connect",
+		.allowed = connect_errnos,
+		.prepare = connect_prepare,
+		.action = connect_action,
+		.check = connect_check,
+		.cleanup = net_cleanup,
+	},
+	.family = AF_INET6,
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(net, tcp6_send) {
+	/* clang-format on */
+	.op = {
+		.name = "tcp6_send",
+		.allowed = send_errnos,
+		.full = STREAM_LEN,
+		.prepare = stream_prepare,
+		.action = send_action,
+		.check = send_check,
+		.cleanup = net_cleanup,
+	},
+	.family = AF_INET6,
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(net, udp6_sendto) {
+	/* clang-format on */
+	.op = {
+		.name = "udp6_sendto",
+		.allowed = nl_errnos,
+		.full = DGRAM_LEN,
+		.action = sendto_action,
+		.check = sendto_check,
+		.cleanup = net_cleanup,
+	},
+	.family = AF_INET6,
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(net, rtm_newroute6) {
+	/* clang-format on */
+	.op = {
+		.name = "rtm_newroute6",
+		.allowed = nl_errnos,
+		.action = newroute_action,
+		.check = newroute_check,
+		.cleanup = rtnl_cleanup,
+	},
+	.family = AF_INET6,
+};
+
+/* Brings the namespace's loopback device up. */
+static int lo_up(void)
+{
+	struct ifreq ifr = { .ifr_name = "lo" };
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (ioctl(fd, SIOCGIFFLAGS, &ifr))
+		err = -errno;
+	ifr.ifr_flags |= IFF_UP;
+	if (!err && ioctl(fd, SIOCSIFFLAGS, &ifr))
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+FIXTURE_SETUP(net)
+{
+	const char *missing = failnth_missing();
+	struct net_ctx *c = &self->ctx;
+	struct sockaddr_storage sa;
+	int fd, one = 1;
+
+	c->lst = -1;
+	c->rcv = -1;
+	c->snd = -1;
+	c->nl = -1;
+	c->fd = -1;
+	c->peer = -1;
+	c->family = variant->family;
+	c->alen = loopback(c->family, &sa);
+	set_data();
+	if (missing)
+		SKIP(return, "%s", missing);
+	if (unshare(CLONE_NEWNET)) {
+		char msg[128];
+
+		snprintf(msg, sizeof(msg), "unshare(CLONE_NEWNET): %s: %s",
+			 strerror(errno), "needs CONFIG_NET_NS and root");
+		SKIP(return, "%s", msg);
+	}
+	fd = socket(c->family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 && errno == EAFNOSUPPORT) {
+		const char *msg =
+			c->family == AF_INET6 ?
+				"IPv6 sockets missing: needs CONFIG_IPV6" :
+				"IPv4 sockets missing: needs CONFIG_INET";
+
+		SKIP(return, "%s", msg);
+	}
+	ASSERT_LE(0, fd);
+	close(fd);
+	ASSERT_EQ(0, lo_up());
+	c->lst = bound_socket(c->family, SOCK_STREAM, &c->lst_addr);
+	ASSERT_LE(0, c->lst);
+	c->rcv = bound_socket(c->family, SOCK_DGRAM, &c->rcv_addr);
+	ASSERT_LE(0, c->rcv);
+	c->snd = socket(c->family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	ASSERT_LE(0, c->snd);
+	/*
+	 * Without IP_RECVERR, udp_send_skb() counts an ENOBUFS from below
+	 * (a neighbour it could not allocate, say) in SndbufErrors and
+	 * reports success (net/ipv4/udp.c:1051; IPv6: net/ipv6/udp.c:1360,
+	 * linux 6.12): with it, a success is a datagram sent.
+	 */
+	ASSERT_EQ(0, c->family == AF_INET6 ?
+			     setsockopt(c->snd, SOL_IPV6, IPV6_RECVERR, &one,
+					sizeof(one)) :
+			     setsockopt(c->snd, SOL_IP, IP_RECVERR, &one,
+					sizeof(one)));
+	c->nl = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	ASSERT_LE(0, c->nl);
+	c->nr_links = nl_dump(c, RTM_GETLINK, AF_UNSPEC, any_link);
+	ASSERT_LE(1, c->nr_links);
+}
+
+FIXTURE_TEARDOWN(net)
+{
+	struct net_ctx *c = &self->ctx;
+
+	/* The sweep restores the knobs itself; this covers an ASSERT. */
+	EXPECT_EQ(0, failnth_knobs_restore());
+	close_fd(&c->fd);
+	close_fd(&c->peer);
+	close_fd(&c->lst);
+	close_fd(&c->rcv);
+	close_fd(&c->snd);
+	close_fd(&c->nl);
+}
+
+/*
+ * Every failslab and fail_page_alloc point (or those of one allocator, per
+ * mode) on the path of the variant's call fails in turn. The call must
+ * succeed with all it says done, or fail with an allowed errno having done
+ * nothing: no connection, byte, datagram, address or route.
+ */
+FAILNTH_SWEEP(net, SWEEP_TIMEOUT)
+{
+	struct failnth_scenario sc = variant->op;
+
+	sc.deadline_s = SWEEP_TIMEOUT - 10;
+	sc.arg = &self->ctx;
+	failnth_sweep(_metadata, &sc, mode);
+}
+
+TEST_HARNESS_MAIN
