@@ -6,16 +6,19 @@
  * Each variant runs one call with every failslab and fail_page_alloc point
  * on its path made to fail in turn (see failnth.h), in a network namespace
  * of the test's own with only its loopback device up: socket(), a TCP
- * connect() and send() over loopback, a UDP sendto(), an RTM_GETLINK dump,
+ * connect(), accept() and send() over loopback, a UDP sendto(), a classic
+ * BPF socket filter's SO_ATTACH_FILTER, an RTM_GETLINK dump,
  * and the RTM_NEWADDR and RTM_NEWROUTE requests that add an address and a
  * route; each of IPv4 and, but for the address, IPv6 (whose new address
  * becomes usable only after addrconf's work, out of the caller's task).
  * The call must succeed or fail with an allowed errno. A success did all
  * it says: the connection carries a byte, the bytes sent arrive and no
- * more, the dump lists every link, the address is listed and can be bound
- * to, the route is listed. A failure did nothing: no connection waits on
- * the listener, no byte or datagram arrives, the socket serves the next
- * dump, no address or route is left behind.
+ * more, the filter is attached, the dump lists every link, the address is
+ * listed and can be bound to, the route is listed. A failure did nothing:
+ * no connection waits on the listener (after a failed accept(), the one
+ * it was to take still does), no byte or datagram arrives, no filter is
+ * attached, the socket serves the next dump, no address or route is left
+ * behind.
  *
  * Only allocations in the calling task count (fail-nth does not reach
  * softirq context), so the receive side of loopback traffic is not swept.
@@ -24,6 +27,7 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <linux/filter.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <net/if.h>
@@ -77,6 +81,20 @@ static const int socket_errnos[] = { ENOMEM, ENFILE, ENOBUFS, 0 };
  * linux 6.12).
  */
 static const int connect_errnos[] = { ENOMEM, ENOBUFS, 0 };
+
+/*
+ * Clean failures of accept(): __sys_accept4_file() reports a socket it
+ * cannot allocate as ENFILE (net/socket.c:1919), the file as ENOMEM.
+ */
+static const int accept_errnos[] = { ENOMEM, ENFILE, 0 };
+
+/*
+ * Clean failures of SO_ATTACH_FILTER: every allocation of
+ * net/core/filter.c:sk_attach_filter() (the program, its copy of the
+ * classic filter, its eBPF translation, the sk_filter) fails as ENOMEM
+ * (filter.c:1478, 1514, 1526, linux 6.12).
+ */
+static const int filter_errnos[] = { ENOMEM, 0 };
 
 /*
  * Clean failures of send(MSG_DONTWAIT): tcp_sendmsg_locked() waits for
@@ -616,6 +634,114 @@ static bool sendto_check(void *arg, int ret, char *why, size_t size)
 	return nothing_more(c->rcv, "after the datagram", why, size);
 }
 
+static void net_cleanup(struct __test_metadata *_metadata, void *arg, int ret);
+
+/* A connection waiting on the listener, from the point's client. */
+static void accept_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct net_ctx *c = arg;
+
+	connect_prepare(_metadata, c);
+	ASSERT_EQ(0, connect_action(c));
+}
+
+static int accept_action(void *arg)
+{
+	struct net_ctx *c = arg;
+	int fd = accept4(c->lst, NULL, NULL, SOCK_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/* Whether the client's connection, accepted as @fd, carries a byte. */
+static bool carries(struct net_ctx *c, int fd, char *why, size_t size)
+{
+	if (send(c->fd, data, 1, MSG_DONTWAIT | MSG_NOSIGNAL) != 1) {
+		snprintf(why, size, "a byte on the connection: %s",
+			 strerror(errno));
+		return false;
+	}
+	return stream_holds(fd, 1, why, size);
+}
+
+/*
+ * A success is the client's connection; a failure lost nothing: the
+ * connection still waits on the listener, and an accept() takes it.
+ */
+static bool accept_check(void *arg, int ret, char *why, size_t size)
+{
+	struct net_ctx *c = arg;
+
+	if (ret >= 0)
+		return carries(c, ret, why, size);
+	c->peer = accept4(c->lst, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	if (c->peer < 0) {
+		snprintf(why, size,
+			 "no connection waits after the failed accept: %s",
+			 strerror(errno));
+		return false;
+	}
+	return carries(c, c->peer, why, size);
+}
+
+static void accept_cleanup(struct __test_metadata *_metadata, void *arg,
+			   int ret)
+{
+	if (ret >= 0)
+		EXPECT_EQ(0, close(ret));
+	net_cleanup(_metadata, arg, ret);
+}
+
+/* A classic filter with a branch, so that its translation has work. */
+static struct sock_filter filter_code[] = {
+	BPF_STMT(BPF_LD | BPF_W | BPF_LEN, 0),
+	BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, 0, 0, 1),
+	BPF_STMT(BPF_RET | BPF_K, 0xffff),
+	BPF_STMT(BPF_RET | BPF_K, 0),
+};
+
+static void filter_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct net_ctx *c = arg;
+
+	c->fd = socket(c->family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	ASSERT_LE(0, c->fd)
+	{
+		TH_LOG("UDP socket (unarmed): %s", strerror(errno));
+	}
+}
+
+static int filter_action(void *arg)
+{
+	const struct sock_fprog prog = {
+		.len = ARRAY_SIZE(filter_code),
+		.filter = filter_code,
+	};
+	struct net_ctx *c = arg;
+
+	if (setsockopt(c->fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog,
+		       sizeof(prog)))
+		return -errno;
+	return 0;
+}
+
+/* SO_GET_FILTER with no room gives the filter's length: 0 for none. */
+static bool filter_check(void *arg, int ret, char *why, size_t size)
+{
+	socklen_t want = ret < 0 ? 0 : ARRAY_SIZE(filter_code), len = 0;
+	struct net_ctx *c = arg;
+
+	if (getsockopt(c->fd, SOL_SOCKET, SO_GET_FILTER, NULL, &len)) {
+		snprintf(why, size, "SO_GET_FILTER: %s", strerror(errno));
+		return false;
+	}
+	if (len == want)
+		return true;
+	snprintf(why, size, "a filter of %u blocks attached, expected %u", len,
+		 want);
+	return false;
+}
+
 static int dump_action(void *arg)
 {
 	return nl_dump(arg, RTM_GETLINK, AF_UNSPEC, any_link);
@@ -803,6 +929,20 @@ FIXTURE_VARIANT_ADD(net, tcp_connect) {
 };
 
 /* clang-format off */
+FIXTURE_VARIANT_ADD(net, tcp_accept) {
+	/* clang-format on */
+	.op = {
+		.name = "tcp_accept",
+		.allowed = accept_errnos,
+		.prepare = accept_prepare,
+		.action = accept_action,
+		.check = accept_check,
+		.cleanup = accept_cleanup,
+	},
+	.family = AF_INET,
+};
+
+/* clang-format off */
 FIXTURE_VARIANT_ADD(net, tcp_send) {
 	/* clang-format on */
 	.op = {
@@ -826,6 +966,20 @@ FIXTURE_VARIANT_ADD(net, udp_sendto) {
 		.full = DGRAM_LEN,
 		.action = sendto_action,
 		.check = sendto_check,
+		.cleanup = net_cleanup,
+	},
+	.family = AF_INET,
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(net, so_attach_filter) {
+	/* clang-format on */
+	.op = {
+		.name = "so_attach_filter",
+		.allowed = filter_errnos,
+		.prepare = filter_prepare,
+		.action = filter_action,
+		.check = filter_check,
 		.cleanup = net_cleanup,
 	},
 	.family = AF_INET,
@@ -893,6 +1047,20 @@ FIXTURE_VARIANT_ADD(net, tcp6_connect) {
 		.action = connect_action,
 		.check = connect_check,
 		.cleanup = net_cleanup,
+	},
+	.family = AF_INET6,
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(net, tcp6_accept) {
+	/* clang-format on */
+	.op = {
+		.name = "tcp6_accept",
+		.allowed = accept_errnos,
+		.prepare = accept_prepare,
+		.action = accept_action,
+		.check = accept_check,
+		.cleanup = accept_cleanup,
 	},
 	.family = AF_INET6,
 };
