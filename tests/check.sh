@@ -906,11 +906,11 @@ print("%d tests (%d pass, %d skip, %d xfail), %d points" % (len(r["tests"]),
 }
 
 # The subset make check runs, in both mode (every allocator): the
-# filesystem calls on tmpfs and the pipe, socket, SysV, fd and network
-# calls, 59 tests in about 6 minutes on 2 cores (the kmemleak scans' 5 s
-# wait after each test is most of it).
+# filesystem calls on tmpfs and the pipe, socket, SysV, fd, network and
+# io_uring/AIO calls, 67 tests in about 6 minutes on 2 cores (the kmemleak
+# scans' 5 s wait after each test is most of it).
 DEBUG_FAILNTH=('failnth_fs.tmpfs.*.both' 'failnth_ipc_*.both' 'failnth_fd.*.both'
-	'failnth_net.*.both')
+	'failnth_net.*.both' 'failnth_io.*.both')
 
 # qemu_cached: whether the x86_64 kernel for --vm qemu is in the cache.
 # Its build takes about 17 minutes here, more than make check's cold budget
@@ -953,11 +953,11 @@ check_upstream()
 
 # --vm qemu: the same selftests on an x86_64 kernel (x86_64_defconfig and
 # the same fragments) under QEMU, KVM or TCG: a short run judged against
-# known-issues as the UML suite is, each of the twelve programs in it
+# known-issues as the UML suite is, each of the thirteen programs in it
 # (failnth_task with F15-F17 expected on x86_64); and the guest's escape
 # attempts, over virtiofs and 9p instead of hostfs.
 QEMU_FILTERS=('failnth_mm.*.both' 'failnth_fd.*.both' 'failnth_ipc_*.both'
-	'failnth_net.*.both'
+	'failnth_net.*.both' 'failnth_io.*.both'
 	'failnth_fs.tmpfs.*.both' 'failnth_task.*' 'failnth_work.*.both'
 	'fio.xfs.randwrite_verify.faults' 'fio.xfs.randwrite_verify.nopressure'
 	'fio.replay.*' 'oom.seed.tmpfs.*' 'oom.seed.xfs.*'
