@@ -5,11 +5,15 @@
  * Each variant runs one call with every failslab and fail_page_alloc point
  * on its path made to fail in turn (see failnth.h): eventfd(),
  * epoll_create1(), epoll_ctl(EPOLL_CTL_ADD), signalfd(), timerfd_create()
- * with timerfd_settime(), inotify_init1() and inotify_add_watch(). The
- * call must succeed or fail with an allowed errno. A success gives an
- * object that works: the counter reads back, the event is reported, the
- * signal or the timer arrives within a bounded wait. A failure creates
- * no fd (the engine counts them), registers no watch or epoll item.
+ * with timerfd_settime(), inotify_init1() and inotify_add_watch(), and the
+ * file locks of a new tmpfs file: flock(), an OFD lock, and the unlock of
+ * an OFD lock's middle, which splits it in two. The call must succeed or
+ * fail with an allowed errno. A success gives an object that works: the
+ * counter reads back, the event is reported, the signal or the timer
+ * arrives within a bounded wait, the lock holds off another open file
+ * description (and the split leaves its two ends locked). A failure
+ * creates no fd (the engine counts them), registers no watch or epoll
+ * item, takes no lock and leaves a lock it was to split whole.
  */
 
 #define _GNU_SOURCE
@@ -22,6 +26,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/file.h>
 #include <sys/eventfd.h>
 #include <sys/inotify.h>
 #include <sys/mount.h>
@@ -45,8 +50,19 @@
 /* What an epoll item carries back. */
 #define EPOLL_COOKIE 0x746f6f736d616c6cULL
 
-/* Clean failures of every call here: none but ENOMEM. */
+/* Clean failures of every call here but the OFD locks: none but ENOMEM. */
 static const int fd_errnos[] = { ENOMEM, 0 };
+
+/*
+ * Clean failures of F_OFD_SETLK: fs/locks.c reports a lock it cannot
+ * allocate as ENOLCK (fcntl_setlk(), line 2423; posix_lock_inode(), lines
+ * 1330 and 1343) and the inode's lock context as ENOMEM (linux 6.12).
+ */
+static const int setlk_errnos[] = { ENOMEM, ENOLCK, 0 };
+
+/* The file the lock variants lock, and the OFD lock's range. */
+#define LOCK_NAME "locked"
+#define LOCK_LEN 300
 
 struct fd_ctx;
 
@@ -466,6 +482,129 @@ static bool inotify_watch_check(struct fd_ctx *c, int ret, char *why,
 	       inotify_reports(c, c->fd, ret, why, size);
 }
 
+/*
+ * Two open file descriptions of a new file (a new inode: its lock context
+ * is allocated again), c->fd to lock and c->efd to probe.
+ */
+static void lock_prepare(struct __test_metadata *_metadata, struct fd_ctx *c)
+{
+	unlinkat(c->dirfd, LOCK_NAME, 0);
+	c->fd = openat(c->dirfd, LOCK_NAME,
+		       O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	ASSERT_LE(0, c->fd)
+	{
+		TH_LOG("creating %s (unarmed): %s", LOCK_NAME, strerror(errno));
+	}
+	c->efd = openat(c->dirfd, LOCK_NAME, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, c->efd);
+}
+
+static int flock_action(struct fd_ctx *c)
+{
+	return flock(c->fd, LOCK_EX | LOCK_NB) ? -errno : 0;
+}
+
+/* The other description gets the lock only if the call took none. */
+static bool flock_check(struct fd_ctx *c, int ret, char *why, size_t size)
+{
+	int err = flock(c->efd, LOCK_EX | LOCK_NB) ? errno : 0;
+
+	if (ret >= 0 && err != EWOULDBLOCK) {
+		snprintf(why, size, "the lock does not hold off another: %s",
+			 err ? strerror(err) : "it got the lock too");
+		return false;
+	}
+	if (ret < 0 && err) {
+		snprintf(why, size, "locking after the failure: %s",
+			 strerror(err));
+		return false;
+	}
+	return true;
+}
+
+/* An OFD lock request on c->fd: 0 or -errno. */
+static int ofd_lock(int fd, short type, off_t start, off_t len)
+{
+	struct flock fl = {
+		.l_type = type,
+		.l_whence = SEEK_SET,
+		.l_start = start,
+		.l_len = len,
+	};
+
+	return fcntl(fd, F_OFD_SETLK, &fl) ? -errno : 0;
+}
+
+/* Whether c->fd's locks cover any of [@start, @start + @len), seen from c->efd. */
+static int ofd_locked(struct fd_ctx *c, off_t start, off_t len)
+{
+	struct flock fl = {
+		.l_type = F_WRLCK,
+		.l_whence = SEEK_SET,
+		.l_start = start,
+		.l_len = len,
+	};
+
+	if (fcntl(c->efd, F_OFD_GETLK, &fl))
+		return -errno;
+	return fl.l_type != F_UNLCK;
+}
+
+/*
+ * Whether the thirds of [0, LOCK_LEN) are locked as @want says (one
+ * character each, 'L' or '-'); else what they are in @why.
+ */
+static bool thirds_are(struct fd_ctx *c, const char *want, char *why,
+		       size_t size)
+{
+	char got[4] = "";
+	int i, l;
+
+	for (i = 0; i < 3; i++) {
+		l = ofd_locked(c, i * LOCK_LEN / 3, LOCK_LEN / 3);
+		if (l < 0) {
+			snprintf(why, size, "F_OFD_GETLK: %s", strerror(-l));
+			return false;
+		}
+		got[i] = l ? 'L' : '-';
+	}
+	if (!strcmp(got, want))
+		return true;
+	snprintf(why, size,
+		 "the thirds of the range are locked \"%s\", expected \"%s\"",
+		 got, want);
+	return false;
+}
+
+static int ofd_setlk_action(struct fd_ctx *c)
+{
+	return ofd_lock(c->fd, F_WRLCK, 0, LOCK_LEN);
+}
+
+static bool ofd_setlk_check(struct fd_ctx *c, int ret, char *why, size_t size)
+{
+	return thirds_are(c, ret < 0 ? "---" : "LLL", why, size);
+}
+
+/* The whole range locked, unarmed: the action unlocks its middle. */
+static void ofd_split_prepare(struct __test_metadata *_metadata,
+			      struct fd_ctx *c)
+{
+	lock_prepare(_metadata, c);
+	ASSERT_EQ(0, ofd_lock(c->fd, F_WRLCK, 0, LOCK_LEN));
+}
+
+static int ofd_split_action(struct fd_ctx *c)
+{
+	return ofd_lock(c->fd, F_UNLCK, LOCK_LEN / 3, LOCK_LEN / 3);
+}
+
+/* A success leaves both ends locked; a failure, the whole range. */
+static bool ofd_split_check(struct fd_ctx *c, int ret, char *why, size_t size)
+{
+	return thirds_are(c, ret < 0 ? "LLL" : "L-L", why, size);
+}
+
 FIXTURE(fd_object)
 {
 	struct fd_ctx ctx;
@@ -563,6 +702,42 @@ FIXTURE_VARIANT_ADD(fd_object, inotify_add_watch) {
 };
 
 /* A fresh tmpfs for inotify to watch, in a private mount namespace. */
+/* clang-format off */
+FIXTURE_VARIANT_ADD(fd_object, flock) {
+	/* clang-format on */
+	.op = {
+		.scenario = "flock",
+		.prepare = lock_prepare,
+		.action = flock_action,
+		.check = flock_check,
+		.allowed = fd_errnos,
+	},
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(fd_object, ofd_setlk) {
+	/* clang-format on */
+	.op = {
+		.scenario = "ofd_setlk",
+		.prepare = lock_prepare,
+		.action = ofd_setlk_action,
+		.check = ofd_setlk_check,
+		.allowed = setlk_errnos,
+	},
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(fd_object, ofd_unlock_split) {
+	/* clang-format on */
+	.op = {
+		.scenario = "ofd_unlock_split",
+		.prepare = ofd_split_prepare,
+		.action = ofd_split_action,
+		.check = ofd_split_check,
+		.allowed = setlk_errnos,
+	},
+};
+
 FIXTURE_SETUP(fd_object)
 {
 	const char *missing = failnth_missing();
@@ -679,8 +854,8 @@ static void fd_cleanup(struct __test_metadata *_metadata, void *arg, int ret)
 /*
  * Every failslab and fail_page_alloc point (or those of one allocator, per
  * mode) on the path of the variant's call fails in turn. The call must
- * succeed or fail with ENOMEM; a success gives a working object, a failure
- * leaves no fd, watch or epoll item behind.
+ * succeed or fail with an allowed errno; a success gives a working object
+ * or lock, a failure leaves no fd, watch, epoll item or lock behind.
  */
 FAILNTH_SWEEP(fd_object, SWEEP_TIMEOUT)
 {
