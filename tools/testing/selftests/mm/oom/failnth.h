@@ -1194,4 +1194,31 @@ restore:
 				    const FIXTURE_VARIANT(fixture) * variant, \
 				    enum failnth_mode mode)
 
+/*
+ * FAILNTH_SWEEP for a fixture whose variants hold their scenario as "op"
+ * and whose data holds the scenarios' argument as "ctx": the sweep runs a
+ * copy of op with a deadline 10 s inside @timeout and &self->ctx as its
+ * argument, through @run: failnth_sweep(), or failnth_child.h's
+ * failnth_run(), which picks the engine the scenario asks for.
+ *
+ *	FAILNTH_SWEEP_OP(net, SWEEP_TIMEOUT, failnth_sweep)
+ */
+#define FAILNTH_SWEEP_OP(fixture, timeout, run)                            \
+	static void fixture##_op(struct __test_metadata *_metadata,        \
+				 FIXTURE_DATA(fixture) * self,             \
+				 const FIXTURE_VARIANT(fixture) * variant, \
+				 enum failnth_mode mode)                   \
+	{                                                                  \
+		struct failnth_scenario sc = variant->op;                  \
+		/* The sweep's own deadline: 10 s inside the test's. */    \
+		sc.deadline_s = (timeout);                                 \
+		sc.deadline_s -= 10;                                       \
+		sc.arg = &self->ctx;                                       \
+		run(_metadata, &sc, mode);                                 \
+	}                                                                  \
+	FAILNTH_SWEEP(fixture, timeout)                                    \
+	{                                                                  \
+		fixture##_op(_metadata, self, variant, mode);              \
+	}
+
 #endif /* __SELFTESTS_MM_OOM_FAILNTH_H */

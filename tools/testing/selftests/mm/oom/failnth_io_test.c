@@ -608,13 +608,6 @@ FIXTURE_TEARDOWN(io)
  * succeed with all it says done, or fail with an allowed errno having done
  * nothing: no ring, completion, registered buffer, context or event.
  */
-FAILNTH_SWEEP(io, SWEEP_TIMEOUT)
-{
-	struct failnth_scenario sc = variant->op;
-
-	sc.deadline_s = SWEEP_TIMEOUT - 10;
-	sc.arg = &self->ctx;
-	failnth_sweep(_metadata, &sc, mode);
-}
+FAILNTH_SWEEP_OP(io, SWEEP_TIMEOUT, failnth_sweep)
 
 TEST_HARNESS_MAIN

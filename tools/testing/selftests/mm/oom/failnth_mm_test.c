@@ -902,7 +902,7 @@ static bool touch_check(void *arg, int ret, char *why, size_t size)
 
 FIXTURE(mm)
 {
-	struct mm_state st;
+	struct mm_state ctx;
 };
 
 FIXTURE_VARIANT(mm)
@@ -1091,10 +1091,10 @@ FIXTURE_SETUP(mm)
 {
 	const char *missing = failnth_missing();
 
-	self->st.page = getpagesize();
-	self->st.memfd = -1;
-	self->st.uffd = -1;
-	self->st.shmid = -1;
+	self->ctx.page = getpagesize();
+	self->ctx.memfd = -1;
+	self->ctx.uffd = -1;
+	self->ctx.shmid = -1;
 	if (missing)
 		SKIP(return, "%s", missing);
 	if (variant->op.action == uffd_action) {
@@ -1125,13 +1125,6 @@ FIXTURE_TEARDOWN(mm)
  * succeed with its whole effect or fail with an allowed errno having
  * changed no mapping and lost no data.
  */
-FAILNTH_SWEEP(mm, SWEEP_TIMEOUT)
-{
-	struct failnth_scenario sc = variant->op;
-
-	sc.deadline_s = SWEEP_TIMEOUT - 10;
-	sc.arg = &self->st;
-	failnth_run(_metadata, &sc, mode);
-}
+FAILNTH_SWEEP_OP(mm, SWEEP_TIMEOUT, failnth_run)
 
 TEST_HARNESS_MAIN

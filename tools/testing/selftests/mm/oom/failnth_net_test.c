@@ -1204,13 +1204,6 @@ FIXTURE_TEARDOWN(net)
  * succeed with all it says done, or fail with an allowed errno having done
  * nothing: no connection, byte, datagram, address or route.
  */
-FAILNTH_SWEEP(net, SWEEP_TIMEOUT)
-{
-	struct failnth_scenario sc = variant->op;
-
-	sc.deadline_s = SWEEP_TIMEOUT - 10;
-	sc.arg = &self->ctx;
-	failnth_sweep(_metadata, &sc, mode);
-}
+FAILNTH_SWEEP_OP(net, SWEEP_TIMEOUT, failnth_sweep)
 
 TEST_HARNESS_MAIN

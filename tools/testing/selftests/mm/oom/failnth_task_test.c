@@ -607,7 +607,7 @@ static bool unshare_check(void *arg, int ret, char *why, size_t size)
 
 FIXTURE(task)
 {
-	struct task_state st;
+	struct task_state ctx;
 	bool mnt_base;
 };
 
@@ -815,7 +815,7 @@ static void mount_base(struct __test_metadata *_metadata,
 	self->mnt_base = true;
 	ASSERT_EQ(0, mkdir(MNT_DIR, 0700));
 	ASSERT_EQ(0, stat(MNT_DIR, &sb));
-	self->st.mnt_dev = sb.st_dev;
+	self->ctx.mnt_dev = sb.st_dev;
 }
 
 FIXTURE_SETUP(task)
@@ -826,10 +826,10 @@ FIXTURE_SETUP(task)
 				.sa_flags = SA_NOCLDSTOP };
 	ssize_t len;
 
-	self->st.pidfd = -1;
-	self->st.status = -1;
-	self->st.ns_flag = variant->ns_flag;
-	self->st.ns_name = variant->ns_name;
+	self->ctx.pidfd = -1;
+	self->ctx.status = -1;
+	self->ctx.ns_flag = variant->ns_flag;
+	self->ctx.ns_name = variant->ns_name;
 	if (missing)
 		SKIP(return, "%s", missing);
 	if (variant->ns_name && !ns_ino(variant->ns_name)) {
@@ -844,10 +844,10 @@ FIXTURE_SETUP(task)
 	 */
 	ASSERT_EQ(0, sigaction(SIGCHLD, &sa, NULL));
 	if (op->traced_exec) {
-		len = readlink("/proc/self/exe", self->st.exe,
-			       sizeof(self->st.exe) - 1);
+		len = readlink("/proc/self/exe", self->ctx.exe,
+			       sizeof(self->ctx.exe) - 1);
 		ASSERT_LT(0, len);
-		self->st.exe[len] = '\0';
+		self->ctx.exe[len] = '\0';
 	}
 	if (op->action == mount_action)
 		mount_base(_metadata, self);
@@ -870,13 +870,6 @@ FIXTURE_TEARDOWN(task)
  * execve past its point of no return, end in SIGSEGV) leaving no child,
  * namespace or mount behind.
  */
-FAILNTH_SWEEP(task, SWEEP_TIMEOUT)
-{
-	struct failnth_scenario sc = variant->op;
-
-	sc.deadline_s = SWEEP_TIMEOUT - 10;
-	sc.arg = &self->st;
-	failnth_run(_metadata, &sc, mode);
-}
+FAILNTH_SWEEP_OP(task, SWEEP_TIMEOUT, failnth_run)
 
 TEST_HARNESS_MAIN
