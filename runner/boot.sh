@@ -101,7 +101,7 @@ qemu_argv()
 		-device "vhost-user-fs-pci,chardev=root,tag=root"
 		-virtfs "local,path=$stage/out,mount_tag=out,security_model=none,multidevs=remap"
 		-drive "file=$stage/disk/scratch.img,format=raw,if=virtio,cache=unsafe"
-		-append "console=ttyS0 root=root rootfstype=virtiofs ro panic=-1 init=$stage/init toosmall.stage=$stage toosmall.vm=qemu toosmall.time_mul=$QEMU_TIME_MUL toosmall.sites=$SITES toosmall.mutate=$MUTATE printk.time=1")
+		-append "console=ttyS0 root=root rootfstype=virtiofs ro panic=-1 init=$stage/init toosmall.stage=$stage toosmall.vm=qemu toosmall.time_mul=$QEMU_TIME_MUL toosmall.sites=$SITES toosmall.mutate=$MUTATE printk.time=1${TP_PRINTK:+ $TP_PRINTK}")
 }
 
 # qemu_mem MEM: the -m a guest that asked for MEM gets: no less than
@@ -196,6 +196,9 @@ boot_once()
 		}' <"$fifo" &
 	TEE_PID=$!
 
+	# --sites: the kmem tracepoints print through printk (guest-init.sh).
+	local TP_PRINTK=
+	[ "$SITES" != 1 ] || TP_PRINTK=tp_printk
 	if [ "$(id -u)" = 0 ]; then
 		unshare_cmd=(unshare --mount --propagation private)
 	else
@@ -213,7 +216,7 @@ boot_once()
 			toosmall.mutate="$MUTATE"
 			uml_dir="$stage/uml" umid="$UMID"
 			ubd0="$stage/disk/scratch.img"
-			con0=null,fd:1 con=null printk.time=1)
+			con0=null,fd:1 con=null printk.time=1 ${TP_PRINTK:+"$TP_PRINTK"})
 		cpu=$(uml_cpu)
 		[ -z "$cpu" ] || VM_ARGV=(taskset -c "$cpu" "${VM_ARGV[@]}")
 	fi

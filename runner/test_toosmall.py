@@ -341,6 +341,33 @@ class Sites(unittest.TestCase):
 					'ok 1 one', 'TOOSMALL:END a.one rc=0')
 		self.assertEqual({'path_openat': 1}, run['tests'][0]['sites']['by_site'])
 
+	def test_nowarn_fault_named_by_kmem_tracepoint(self):
+		"""A __GFP_NOWARN slab fault prints no stack; the kmem tracepoint's
+		line (tp_printk, filter ptr == 0) names its call site. A fault
+		that did print its stack is not counted twice, and a call site
+		inside the allocator (kvmalloc's own kmalloc) names nothing."""
+		nowarn = ('[    2.1] kmalloc: call_site=netlink_dump+0x8e/0x3d0 ptr=0000000000000000 '
+			  'bytes_req=32768 bytes_alloc=32768 gfp_flags=GFP_NOWAIT|__GFP_NOWARN|'
+			  '__GFP_NORETRY node=-1 accounted=false')
+		run = Attribution.lines(None, 'TOOSMALL:BEGIN a.one timeout=10',
+					'[    2.0] FAULT_INJECTION: forcing a failure.',
+					'[    2.0] Call Trace:',
+					'[    2.0]  [<60174554>] kmem_cache_alloc_noprof+0x44/0x2f0',
+					'[    2.0]  [<601b0bdc>] path_openat+0x3c/0x1400',
+					'[    2.0] kmem_cache_alloc: call_site=path_openat+0x3c/0x1400 '
+					'ptr=0000000000000000 bytes_req=256 bytes_alloc=256 '
+					'gfp_flags=GFP_KERNEL node=-1 accounted=false',
+					nowarn,
+					'[    2.2] kmalloc: call_site=__kvmalloc_node_noprof+0x6a/0x120 '
+					'ptr=0000000000000000 bytes_req=8192 bytes_alloc=8192 '
+					'gfp_flags=GFP_KERNEL|__GFP_NOWARN|__GFP_NORETRY node=-1 accounted=false',
+					'ok 1 one', 'TOOSMALL:END a.one rc=0', nowarn)
+		sites = run['tests'][0]['sites']
+		self.assertEqual({'path_openat': 1, 'netlink_dump': 1}, sites['by_site'])
+		self.assertEqual((1, 1), (sites['faults_dumped'], sites['nowarn_named']))
+		self.assertEqual((1, 1), (run['sites']['faults_dumped'], run['sites']['nowarn_named']))
+		self.assertIn('1 __GFP_NOWARN slab faults named', toosmall.summary(run))
+
 
 class Reporters(unittest.TestCase):
 	def run_of(self, name):

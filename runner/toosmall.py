@@ -149,6 +149,14 @@ NOT_A_SITE = re.compile(
 	r'_*slab_\w*|new_slab|allocate_slab|alloc_slab_page|mempool_alloc\w*|'
 	r'um_set_signals|get_fp_registers)$')
 
+# --sites: a kmem tracepoint's line (printed through tp_printk; guest-init
+# enables kmalloc and kmem_cache_alloc with the filter "ptr == 0") for a
+# slab allocation that returned NULL. The fault injection reports a fault
+# on a __GFP_NOWARN allocation silently (lib/fault-inject.c, FAULT_NOWARN):
+# this line is then the only record, and its call_site the site.
+TP_NULL = re.compile(PRINTK + r'\s*(?:kmalloc|kmem_cache_alloc): call_site=([\w.]+)\+0x[0-9a-f]+/0x[0-9a-f]+ '
+		     r'ptr=0+ .*\bgfp_flags=(\S+)')
+
 MAX_EXCERPT = 40
 MAX_EVIDENCE = 400
 
@@ -553,6 +561,16 @@ def parse_log(lines):
 				fault = None
 			elif not fm and not re.search(r'(Call Trace:|Stack:|CPU: |name \w+, interval|^(?:\[\s*\d+\.\d+\]\s*)?\s+[0-9a-f]{8}( |$))', line):
 				fault = None
+		tm = TP_NULL.match(line) if 'call_site=' in line else None
+		if tm:
+			# Only a silent fault: any other printed its own stack.
+			site = tm.group(1).split('.')[0]
+			if (cur is not None and not cur['_ended'] and
+			    '__GFP_NOWARN' in tm.group(2) and not NOT_A_SITE.match(site)):
+				sites = cur.setdefault('_sites', {})
+				sites[site] = sites.get(site, 0) + 1
+				cur['_nowarn'] = cur.get('_nowarn', 0) + 1
+			continue
 		if INFO.match(line):
 			open_splat = None
 			if cur is not None and 'FAULT_INJECTION' in line:
@@ -619,8 +637,10 @@ def parse_log(lines):
 	fn = failnth_totals(run['tests'])
 	if fn:
 		run['failnth'] = fn
-	every, per_prog = {}, {}
+	every, per_prog, dumped, nowarn = {}, {}, 0, 0
 	for t in run['tests']:
+		dumped += t.get('sites', {}).get('faults_dumped', 0)
+		nowarn += t.get('sites', {}).get('nowarn_named', 0)
 		prog = per_prog.setdefault(t['name'].split('.', 1)[0],
 					   {'sites': set(), 'points': 0, 'attributed': 0})
 		prog['points'] += sum(m.get('points', 0) for m in t['metrics'].get('failnth', {}).values())
@@ -629,14 +649,18 @@ def parse_log(lines):
 			prog['sites'].add(site)
 			prog['attributed'] += n
 	if every:
-		# A point whose fault printed no stack (__GFP_NOWARN: the fault
-		# injection says nothing) or whose stack named no site is
-		# unattributed: the figure says how much the count misses.
+		# A point whose fault printed no stack and named no site is
+		# unattributed: a __GFP_NOWARN page allocation (the fault
+		# injection says nothing, and mm_page_alloc has no call site),
+		# or a __GFP_NOWARN slab allocation whose call_site is an
+		# allocator helper (kmalloc_reserve(), kvmalloc()) rather than
+		# its caller. The figure says how much the count misses.
 		progs = {p: {'distinct': len(v['sites']), 'points': v['points'],
 			     'unattributed': max(v['points'] - v['attributed'], 0)}
 			 for p, v in sorted(per_prog.items()) if v['sites'] or v['points']}
 		run['sites'] = {'distinct': len(every),
-				'faults_dumped': sum(every.values()),
+				'faults_dumped': dumped,
+				'nowarn_named': nowarn,
 				'points': sum(v['points'] for v in progs.values()),
 				'unattributed': sum(v['unattributed'] for v in progs.values()),
 				'by_program': progs,
@@ -745,9 +769,13 @@ def judge(t):
 	log = t.pop('_log')
 	t.pop('_tail', None)
 	faults, sites = t.pop('_faults', 0), t.pop('_sites', {})
-	if faults:
-		# Faults dumped, not points: the dump skips __GFP_NOWARN ones.
-		t['sites'] = {'faults_dumped': faults, 'distinct': len(sites),
+	nowarn = t.pop('_nowarn', 0)
+	if faults or sites:
+		# Faults dumped, not points: the dump skips __GFP_NOWARN ones,
+		# which the kmem tracepoints name (nowarn_named) for slab
+		# allocations only.
+		t['sites'] = {'faults_dumped': faults, 'nowarn_named': nowarn,
+			      'distinct': len(sites),
 			      'by_site': dict(sorted(sites.items()))}
 	# Every failing point, whatever the verdict: a known issue must
 	# explain each of them, not just the first (apply_known()).
@@ -1236,10 +1264,13 @@ def summary(run):
 				     (len(fn['modes_apart']), fn['modes_apart'][0]))
 	if run.get('sites'):
 		si = run['sites']
-		lines.append('call sites failed (--sites): %d distinct, %d dumped faults%s' %
-			     (si['distinct'], si['faults_dumped'],
-			      '; %d of %d fail-nth points unattributed (no stack: __GFP_NOWARN)' %
-			      (si['unattributed'], si['points']) if si.get('points') else ''))
+		lines.append('call sites failed (--sites): %d distinct, %d dumped faults, '
+			     '%d __GFP_NOWARN slab faults named by the kmem tracepoints%s' %
+			     (si['distinct'], si['faults_dumped'], si.get('nowarn_named', 0),
+			      '; %d of %d fail-nth points unattributed (__GFP_NOWARN faults of the '
+			      'page allocator, or of a slab helper that names no caller)' %
+			      (si['unattributed'], si['points'])
+			      if si.get('points') else ''))
 		progs = si.get('by_program', {})
 		if progs:
 			lines.append('  distinct per program: ' + ', '.join(

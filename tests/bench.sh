@@ -19,7 +19,9 @@
 #   sites_run_s         the suite under --sites, --jobs N
 #   failnth_sites       distinct allocation call sites failed (--sites);
 #                       issue 13's target is >= 500
-#   failnth_unattributed  fail-nth points whose fault printed no stack
+#   failnth_nowarn_named  __GFP_NOWARN slab faults, which dump no stack,
+#                       named by the kmem tracepoints' call_site
+#   failnth_unattributed  fail-nth points whose fault named no site
 #   debug_failnth_s     the fail-nth subset of make check's group debug
 #                       under --profile debug (KASAN, kmemleak, lockdep)
 #   debug_slowdown      one fail-nth subset under --profile debug against
@@ -153,8 +155,10 @@ number failnth_call_rate "$(field "$WORK/suite/results.json" 'r["failnth"]["call
 if [ "$PART" != vm ]; then
 	number failnth_sites "$(field "$WORK/sites/results.json" 'r["sites"]["distinct"]')" sites \
 		"distinct call sites failed, whole suite under --sites"
+	number failnth_nowarn_named "$(field "$WORK/sites/results.json" 'r["sites"]["nowarn_named"]')" faults \
+		"__GFP_NOWARN slab faults named by the kmem tracepoints"
 	number failnth_unattributed "$(field "$WORK/sites/results.json" 'r["sites"]["unattributed"]')" points \
-		"of $(field "$WORK/sites/results.json" 'r["sites"]["points"]') fail-nth points, no stack (__GFP_NOWARN)"
+		"of $(field "$WORK/sites/results.json" 'r["sites"]["points"]') fail-nth points, no site named (__GFP_NOWARN)"
 
 	# The debug profile's cost, on one subset run under both profiles here.
 	./run.sh --profile debug --build-only >>"$WORK/bench.log" 2>&1
