@@ -168,7 +168,9 @@ if [ "$PART" != vm ]; then
 		"$SUBSET: default ${d}s, debug ${g}s (run incl. boot; kmemleak scan 5s/test)"
 	# make check's group debug: its fail-nth subset, as there.
 	args=()
-	read -ra globs <<<"$(sed -n "s/^DEBUG_FAILNTH=(\(.*\))$/\1/p" tests/check.sh | tr -d "'")"
+	# The array's lines, DEBUG_FAILNTH=( to ), as words.
+	read -ra globs <<<"$(sed -n '/^DEBUG_FAILNTH=(/,/)$/p' tests/check.sh |
+		sed 's/^DEBUG_FAILNTH=//' | tr -d "'()" | tr '\n\t' '  ')"
 	for g in "${globs[@]}"; do
 		args+=(--filter "$g")
 	done
