@@ -6,7 +6,8 @@
 #   parser    runner/test_toosmall.py on the captured logs in fixtures/logs
 #   cli       bad input gets a one-line error and its own exit code
 #   uml       real runs in UML: the suite, the fail-nth checks under
-#             --mutate (group mutate alone), a guest's escape attempts, the
+#             --mutate (group mutate alone), --sites on the network sweeps
+#             (group sites alone), a guest's escape attempts, the
 #             kernel cache, Ctrl-C cleanup, --jobs, --shard and --merge
 #             against one UML (group jobs alone), a prebuilt kernel without
 #             fault injection, the verdicts against known-issues, and the
@@ -476,6 +477,29 @@ check_uml_mutate()
 	else
 		not_ok "uml: --mutate: every fail-nth check notices a lie" "run.sh exit $rc" \
 			"$got" "$(tail -n 3 "$SCRATCH/mutate.stderr")"
+	fi
+}
+
+# --sites end to end: the network sweeps' faults are named by their dumped
+# stacks and, for __GFP_NOWARN slab allocations, which dump none, by the
+# kmem tracepoints guest-init enables (tp_printk on the boot line).
+check_uml_sites()
+{
+	local out="$SCRATCH/sites" rc got
+
+	run_bounded 600 ./run.sh --sites --filter 'failnth_net.*.both' --output "$out" \
+		>"$SCRATCH/sites.stdout" 2>"$SCRATCH/sites.stderr"
+	rc=$?
+	got=$(python3 -c '
+import json, sys
+s = json.load(open(sys.argv[1])).get("sites") or {}
+print(s.get("distinct", 0), s.get("nowarn_named", 0))' "$out/results.json" 2>/dev/null)
+	if [ "$rc" = 0 ] && [ "${got%% *}" -ge 10 ] 2>/dev/null && [ "${got##* }" -ge 1 ]; then
+		ok "uml: --sites names the call sites, __GFP_NOWARN ones too (distinct, nowarn_named: $got)"
+	else
+		not_ok "uml: --sites names the call sites, __GFP_NOWARN ones too" \
+			"run.sh exit $rc; distinct and nowarn_named: '${got:-none}' (want >= 10 and >= 1)" \
+			"$(tail -n 3 "$SCRATCH/sites.stderr")"
 	fi
 }
 
@@ -1209,6 +1233,7 @@ main()
 		uml)
 			[ -n "${CHECK_SKIP_SUITE:-}" ] || check_uml_suite
 			check_uml_mutate
+			check_uml_sites
 			check_uml_isolation
 			check_uml_cache
 			check_uml_interrupt
@@ -1228,6 +1253,7 @@ main()
 		debug-full) check_uml_debug_failnth full 14400 'failnth*' ;;
 		interrupt) check_interrupt_build ;;
 		mutate) check_uml_mutate ;;
+		sites) check_uml_sites ;;
 		isolation) check_uml_isolation ;;
 		jobs) check_uml_jobs ;;
 		upstream) check_upstream ;;
