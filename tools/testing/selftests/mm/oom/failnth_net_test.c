@@ -289,17 +289,6 @@ static void nl_attr(struct nl_req *r, unsigned short type, const void *val,
 		NLMSG_ALIGN(r->nh.nlmsg_len) + RTA_ALIGN(rta->rta_len);
 }
 
-/* Sends @r with a new sequence number; 0 or -errno. */
-static int nl_send(struct net_ctx *c, struct nl_req *r)
-{
-	c->done = false;
-	c->lost = false;
-	r->nh.nlmsg_seq = ++c->seq;
-	if (send(c->nl, r, r->nh.nlmsg_len, 0) < 0)
-		return -errno;
-	return 0;
-}
-
 /*
  * Reads the replies to request c->seq: for a dump, calls @match on each
  * message until NLMSG_DONE and returns how many it matched; for a request,
@@ -345,6 +334,21 @@ static int nl_replies(struct net_ctx *c,
 	}
 }
 
+/*
+ * Sends @r with a new sequence number and reads its replies (see
+ * nl_replies()); a failed send is its -errno.
+ */
+static int nl_ask(struct net_ctx *c, struct nl_req *r,
+		  bool (*match)(struct net_ctx *c, struct nlmsghdr *nh))
+{
+	c->done = false;
+	c->lost = false;
+	r->nh.nlmsg_seq = ++c->seq;
+	if (send(c->nl, r, r->nh.nlmsg_len, 0) < 0)
+		return -errno;
+	return nl_replies(c, match);
+}
+
 /* A dump request of @type for the family @family. */
 static int nl_dump(struct net_ctx *c, int type, int family,
 		   bool (*match)(struct net_ctx *c, struct nlmsghdr *nh))
@@ -353,7 +357,6 @@ static int nl_dump(struct net_ctx *c, int type, int family,
 		.nh.nlmsg_type = type,
 		.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP,
 	};
-	int err;
 
 	/* Each dump's own header: a shorter one reads as old iproute2's. */
 	if (type == RTM_GETLINK) {
@@ -366,8 +369,7 @@ static int nl_dump(struct net_ctx *c, int type, int family,
 		r.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct rtmsg));
 		r.rtm.rtm_family = family;
 	}
-	err = nl_send(c, &r);
-	return err ? err : nl_replies(c, match);
+	return nl_ask(c, &r, match);
 }
 
 static bool any_link(struct net_ctx *c, struct nlmsghdr *nh)
@@ -406,12 +408,10 @@ static int nl_setlink(struct net_ctx *c, unsigned int mtu, const char *alias)
 		.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifinfomsg)),
 		.ifi.ifi_index = 1,
 	};
-	int err;
 
 	nl_attr(&r, IFLA_MTU, &mtu, sizeof(mtu));
 	nl_attr(&r, IFLA_IFALIAS, alias, strlen(alias));
-	err = nl_send(c, &r);
-	return err ? err : nl_replies(c, NULL);
+	return nl_ask(c, &r, NULL);
 }
 
 /* The route a variant of @family adds: its destination and length. */
@@ -476,13 +476,11 @@ static int nl_addr(struct net_ctx *c, int type)
 		.ifa.ifa_index = 1,
 	};
 	struct in_addr a;
-	int err;
 
 	inet_pton(AF_INET, ADDR, &a);
 	nl_attr(&r, IFA_LOCAL, &a, sizeof(a));
 	nl_attr(&r, IFA_ADDRESS, &a, sizeof(a));
-	err = nl_send(c, &r);
-	return err ? err : nl_replies(c, NULL);
+	return nl_ask(c, &r, NULL);
 }
 
 /*
@@ -504,14 +502,13 @@ static int nl_route(struct net_ctx *c, int type)
 		.rtm.rtm_type = RTN_UNICAST,
 	};
 	struct in6_addr a;
-	int oif = 1, err;
+	int oif = 1;
 
 	r.rtm.rtm_dst_len = route_of(c->family, &a);
 	nl_attr(&r, RTA_DST, &a,
 		c->family == AF_INET6 ? sizeof(a) : sizeof(struct in_addr));
 	nl_attr(&r, RTA_OIF, &oif, sizeof(oif));
-	err = nl_send(c, &r);
-	return err ? err : nl_replies(c, NULL);
+	return nl_ask(c, &r, NULL);
 }
 
 /*
