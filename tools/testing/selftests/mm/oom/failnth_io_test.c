@@ -558,6 +558,8 @@ FIXTURE_SETUP(io)
 	fd = uring_setup(1, &p);
 	if (fd == -ENOSYS)
 		SKIP(return, "io_uring missing: needs CONFIG_IO_URING");
+	if (fd == -EPERM)
+		SKIP(return, "io_uring refused: kernel.io_uring_disabled");
 	if (fd >= 0)
 		close(fd);
 	if (syscall(__NR_io_setup, 1, &aio) && errno == ENOSYS)
