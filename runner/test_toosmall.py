@@ -554,6 +554,41 @@ class KnownIssues(unittest.TestCase):
 			with self.subTest(bad=bad), self.assertRaises(SystemExit):
 				known_of(self.F1 % bad)
 
+	def test_profile_condition(self):
+		"""KIND:PROFILE: on that profile only; a log without profile=
+		is the default's. An entry for one profile leaves the other's
+		XPASS standing."""
+		for profile, kernels, excused in (
+				(None, 'default', True),
+				(None, 'default:default', True),
+				(None, 'default:debug', False),
+				('debug', 'default:debug', True),
+				('debug', 'default:default', False),
+				('debug', 'default', True),
+				('debug', 'default@uml:debug', True),
+				('debug', 'default@qemu:debug', False),
+				('debug', 'release=6.12.*:debug', True),
+				('debug', 'other:debug', False)):
+			with self.subTest(profile=profile, kernels=kernels):
+				run = one_test('default', *POINTS[:2])
+				if profile:
+					run['kernel']['profile'] = profile
+				toosmall.apply_known(run, known_of(self.F1 % kernels))
+				self.assertEqual(excused, 'xfail' in run['tests'][0])
+		for bad in ('default:kasan', 'default:', 'default:debug@uml'):
+			with self.subTest(bad=bad), self.assertRaises(SystemExit):
+				known_of(self.F1 % bad)
+		# A pass: XPASS unless an entry for this profile allows it.
+		both = self.F1 % 'default' + \
+			(self.F1 % 'default:debug').replace('\tfail\t', '\tfail|pass\t')
+		for profile, xpass in ((None, True), ('debug', False)):
+			with self.subTest(profile=profile, passed=True):
+				run = one_test('default', status_line='ok 1 a')
+				if profile:
+					run['kernel']['profile'] = profile
+				toosmall.apply_known(run, known_of(both))
+				self.assertEqual(xpass, 'xpass' in run['tests'][0])
+
 	def test_harness_death_is_the_reason(self):
 		"""A test whose child died has no failing point: the harness's
 		words are its reason, for a signature to match (F17)."""
@@ -661,7 +696,10 @@ class KnownIssues(unittest.TestCase):
 				# binary, F16's where there is INET, F17's where there
 				# is rseq: in the QEMU guest.
 				want = ['default', 'release=6.12.*']
-				if e['fid'] in ('F2', 'F3'):
+				if e['kernels'][0].endswith(':debug'):
+					# The same, on the debug profile only.
+					want = [k + ':debug' for k in want]
+				elif e['fid'] in ('F2', 'F3'):
 					want = ['other']
 				elif e['fid'] in ('F15', 'F16', 'F17'):
 					want = [k + '@qemu' for k in want]

@@ -1064,6 +1064,9 @@ KINDS = ('default', 'other', 'any')
 RELEASE_COND = 'release='
 # KIND@VM: on that VM only (run.sh --vm; a log without vm= is UML's).
 VMS = ('uml', 'qemu')
+# KIND:PROFILE: on that profile only (run.sh --profile; a log without
+# profile= is the default's).
+PROFILES = ('default', 'debug')
 KNOWN_FORMAT = 'want "GLOB STATUS FINDING KERNELS /REGEX/ [text]"'
 
 
@@ -1081,7 +1084,11 @@ def split_regex(text):
 
 
 def kernel_cond_ok(cond):
-	"""One term of KERNELS: KIND or release=GLOB, optionally @VM."""
+	"""One term of KERNELS: KIND or release=GLOB, optionally @VM, then
+	optionally :PROFILE."""
+	cond, colon, profile = cond.partition(':')
+	if colon and profile not in PROFILES:
+		return False
 	c, at, vm = cond.partition('@')
 	if at and vm not in VMS:
 		return False
@@ -1113,8 +1120,8 @@ def load_known(path):
 			conds = kernels.split(',')
 			if not all(kernel_cond_ok(c) for c in conds):
 				raise SystemExit('%s: %s: KERNELS %r is not default, other, any or '
-						 'release=GLOB, each with an optional @uml or @qemu, '
-						 'or several joined by ","' %
+						 'release=GLOB, each with an optional @uml or @qemu '
+						 'and :default or :debug, or several joined by ","' %
 						 (where, KNOWN_FORMAT, kernels))
 			if not rest.startswith('/'):
 				# Without one, any failure of the test would be
@@ -1145,13 +1152,19 @@ def entry_applies(entry, kernel, any_kernel):
 	kernel (its kind, release and VM) or a kind alone. release=GLOB names
 	a finding of mainline code by the releases that carry it, so that it
 	is known on a user's tree of that release too; @VM limits a term to
-	runs on that VM (a finding in 9p, the QEMU guest's root, say)."""
+	runs on that VM (a finding in 9p, the QEMU guest's root, say) and
+	:PROFILE to runs of that profile (a sweep the debug kernel's own
+	allocations can shift, say)."""
 	if any_kernel:
 		return True
 	k = kernel if isinstance(kernel, dict) else {'kind': kernel}
 	kind, release = k.get('kind') or 'unknown', k.get('release') or ''
 	vm = k.get('vm') or 'uml'
+	profile = k.get('profile') or 'default'
 	for c in entry['kernels']:
+		c, colon, cprofile = c.partition(':')
+		if colon and cprofile != profile:
+			continue
 		c, at, cvm = c.partition('@')
 		if at and cvm != vm:
 			continue
