@@ -57,27 +57,8 @@ static const int pipe_errnos[] = { ENOMEM, ENFILE, 0 };
 /* Clean failures of splice, vmsplice and tee: none but ENOMEM. */
 static const int splice_errnos[] = { ENOMEM, 0 };
 
-struct pipe_ctx;
-
-/* One scenario: how a variant sets up, calls and checks. */
-struct pipe_op {
-	/* The scenario's name in the summary line. */
-	const char *scenario;
-	/* Before each point, unarmed: the pipes and the file. */
-	void (*prepare)(struct __test_metadata *_metadata, struct pipe_ctx *c);
-	/* The call under test: >= 0 on success, else -errno. */
-	int (*action)(struct pipe_ctx *c);
-	/* Whether the pipes and the file hold what @ret says. */
-	bool (*check)(struct pipe_ctx *c, int ret, char *why, size_t size);
-	/* Clean failures, 0-terminated. */
-	const int *allowed;
-	/* What a complete success returns; 0 for pipe2(). */
-	long full;
-};
-
 /* Shared by the callbacks of a sweep; fds are -1 when closed. */
 struct pipe_ctx {
-	const struct pipe_op *op;
 	/*
 	 * The private tmpfs, a file on it (and the same file opened with
 	 * O_DIRECT), and the tmpfs when fresh.
@@ -187,14 +168,18 @@ static size_t moved(int ret)
 }
 
 /* pipe2(): the fds are only written on success. */
-static void pipe2_prepare(struct __test_metadata *_metadata, struct pipe_ctx *c)
+static void pipe2_prepare(struct __test_metadata *_metadata, void *arg)
 {
+	struct pipe_ctx *c = arg;
+
 	c->p[0] = -1;
 	c->p[1] = -1;
 }
 
-static int pipe2_action(struct pipe_ctx *c)
+static int pipe2_action(void *arg)
 {
+	struct pipe_ctx *c = arg;
+
 	return pipe2(c->p, O_CLOEXEC | O_NONBLOCK) ? -errno : 0;
 }
 
@@ -226,8 +211,10 @@ static bool pipe2_ends_ok(struct pipe_ctx *c, char *why, size_t size)
 }
 
 /* Success: a byte goes through, then EOF once the writer is closed. */
-static bool pipe2_check(struct pipe_ctx *c, int ret, char *why, size_t size)
+static bool pipe2_check(void *arg, int ret, char *why, size_t size)
 {
+	struct pipe_ctx *c = arg;
+
 	if (ret < 0) {
 		if (c->p[0] == -1 && c->p[1] == -1)
 			return true;
@@ -254,24 +241,27 @@ static bool pipe2_check(struct pipe_ctx *c, int ret, char *why, size_t size)
 }
 
 /* splice() of a full pipe into an empty tmpfs file. */
-static void to_file_prepare(struct __test_metadata *_metadata,
-			    struct pipe_ctx *c)
+static void to_file_prepare(struct __test_metadata *_metadata, void *arg)
 {
+	struct pipe_ctx *c = arg;
+
 	open_pipe(_metadata, c->p);
 	fill_pipe(_metadata, c->p);
 	c->off = 0;
 }
 
-static int to_file_action(struct pipe_ctx *c)
+static int to_file_action(void *arg)
 {
+	struct pipe_ctx *c = arg;
 	ssize_t ret = splice(c->p[0], NULL, c->file, &c->off, LEN, 0);
 
 	return ret < 0 ? -errno : ret;
 }
 
 /* The file holds what left the pipe, the pipe the rest. */
-static bool to_file_check(struct pipe_ctx *c, int ret, char *why, size_t size)
+static bool to_file_check(void *arg, int ret, char *why, size_t size)
 {
+	struct pipe_ctx *c = arg;
 	size_t n = moved(ret);
 
 	if ((size_t)c->off != n) {
@@ -291,9 +281,10 @@ static bool to_file_check(struct pipe_ctx *c, int ret, char *why, size_t size)
  * copy_splice_read(), which allocates the pipe's pages and their bvec
  * (fs/splice.c:986).
  */
-static void from_file_prepare(struct __test_metadata *_metadata,
-			      struct pipe_ctx *c)
+static void from_file_prepare(struct __test_metadata *_metadata, void *arg)
 {
+	struct pipe_ctx *c = arg;
+
 	ASSERT_EQ(LEN, pwrite(c->file, data, LEN, 0))
 	{
 		TH_LOG("writing the file (unarmed): %s", strerror(errno));
@@ -302,16 +293,18 @@ static void from_file_prepare(struct __test_metadata *_metadata,
 	c->off = 0;
 }
 
-static int from_file_action(struct pipe_ctx *c)
+static int from_file_action(void *arg)
 {
+	struct pipe_ctx *c = arg;
 	ssize_t ret = splice(c->direct, &c->off, c->p[1], NULL, LEN, 0);
 
 	return ret < 0 ? -errno : ret;
 }
 
 /* The pipe holds the file's first bytes; the file is unchanged. */
-static bool from_file_check(struct pipe_ctx *c, int ret, char *why, size_t size)
+static bool from_file_check(void *arg, int ret, char *why, size_t size)
 {
+	struct pipe_ctx *c = arg;
 	size_t n = moved(ret);
 
 	if ((size_t)c->off != n) {
@@ -328,14 +321,16 @@ static bool from_file_check(struct pipe_ctx *c, int ret, char *why, size_t size)
  * more than UIO_FASTIOV iovecs, import_iovec() allocates their copy. The
  * pages themselves are locked and mapped: pinning them allocates nothing.
  */
-static void vmsplice_prepare(struct __test_metadata *_metadata,
-			     struct pipe_ctx *c)
+static void vmsplice_prepare(struct __test_metadata *_metadata, void *arg)
 {
+	struct pipe_ctx *c = arg;
+
 	open_pipe(_metadata, c->p);
 }
 
-static int vmsplice_action(struct pipe_ctx *c)
+static int vmsplice_action(void *arg)
 {
+	struct pipe_ctx *c = arg;
 	struct iovec iov[NR_IOV];
 	ssize_t ret;
 	int i;
@@ -348,8 +343,10 @@ static int vmsplice_action(struct pipe_ctx *c)
 	return ret < 0 ? -errno : ret;
 }
 
-static bool vmsplice_check(struct pipe_ctx *c, int ret, char *why, size_t size)
+static bool vmsplice_check(void *arg, int ret, char *why, size_t size)
 {
+	struct pipe_ctx *c = arg;
+
 	return pipe_holds(c->p[0], data, moved(ret), "the pipe", why, size);
 }
 
@@ -360,8 +357,10 @@ static bool vmsplice_check(struct pipe_ctx *c, int ret, char *why, size_t size)
  * shared buffers out, and a failure there must leave both pipes intact.
  * The outcome is the splice()'s unless tee() itself failed.
  */
-static void tee_prepare(struct __test_metadata *_metadata, struct pipe_ctx *c)
+static void tee_prepare(struct __test_metadata *_metadata, void *arg)
 {
+	struct pipe_ctx *c = arg;
+
 	open_pipe(_metadata, c->p);
 	fill_pipe(_metadata, c->p);
 	open_pipe(_metadata, c->q);
@@ -369,8 +368,9 @@ static void tee_prepare(struct __test_metadata *_metadata, struct pipe_ctx *c)
 	c->teed = -1;
 }
 
-static int tee_action(struct pipe_ctx *c)
+static int tee_action(void *arg)
 {
+	struct pipe_ctx *c = arg;
 	ssize_t ret = tee(c->p[0], c->q[1], LEN, 0);
 
 	if (ret < 0)
@@ -384,8 +384,9 @@ static int tee_action(struct pipe_ctx *c)
  * The file holds the first bytes spliced, the destination pipe the rest of
  * what tee() copied, and the source lost none.
  */
-static bool tee_check(struct pipe_ctx *c, int ret, char *why, size_t size)
+static bool tee_check(void *arg, int ret, char *why, size_t size)
 {
+	struct pipe_ctx *c = arg;
 	size_t teed = moved(c->teed), n = moved(ret);
 
 	if (c->teed >= 0 && c->teed != LEN) {
@@ -404,6 +405,48 @@ static bool tee_check(struct pipe_ctx *c, int ret, char *why, size_t size)
 	       pipe_holds(c->p[0], data, LEN, "the source pipe", why, size);
 }
 
+/* Closes every pipe end and empties the file. */
+static void pipe_cleanup(struct __test_metadata *_metadata, void *arg, int ret)
+{
+	struct pipe_ctx *c = arg;
+	int *const fds[] = { &c->p[0], &c->p[1], &c->q[0], &c->q[1] };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(fds); i++) {
+		if (*fds[i] >= 0)
+			EXPECT_EQ(0, close(*fds[i]));
+		*fds[i] = -1;
+	}
+	ASSERT_EQ(0, ftruncate(c->file, 0))
+	{
+		TH_LOG("emptying the file: %s", strerror(errno));
+	}
+}
+
+/* Back to fresh: no tmpfs block or inode is lost. */
+static bool pipe_settled(void *arg, char *why, size_t size)
+{
+	struct pipe_ctx *c = arg;
+	struct statfs sfs;
+
+	if (fstatfs(c->dirfd, &sfs)) {
+		snprintf(why, size, "fstatfs: %s", strerror(errno));
+		return false;
+	}
+	if (sfs.f_bfree != c->fresh.f_bfree ||
+	    sfs.f_ffree != c->fresh.f_ffree) {
+		const char *fmt =
+			"tmpfs has %llu free blocks, %llu free inodes; %llu, %llu when fresh";
+
+		snprintf(why, size, fmt, (unsigned long long)sfs.f_bfree,
+			 (unsigned long long)sfs.f_ffree,
+			 (unsigned long long)c->fresh.f_bfree,
+			 (unsigned long long)c->fresh.f_ffree);
+		return false;
+	}
+	return true;
+}
+
 FIXTURE(pipe)
 {
 	struct pipe_ctx ctx;
@@ -411,17 +454,19 @@ FIXTURE(pipe)
 
 FIXTURE_VARIANT(pipe)
 {
-	const struct pipe_op op;
+	const struct failnth_scenario op;
 };
 
 /* clang-format off */
 FIXTURE_VARIANT_ADD(pipe, pipe2) {
 	/* clang-format on */
 	.op = {
-		.scenario = "pipe2",
+		.name = "pipe2",
 		.prepare = pipe2_prepare,
 		.action = pipe2_action,
 		.check = pipe2_check,
+		.cleanup = pipe_cleanup,
+		.settled = pipe_settled,
 		.allowed = pipe_errnos,
 	},
 };
@@ -430,10 +475,12 @@ FIXTURE_VARIANT_ADD(pipe, pipe2) {
 FIXTURE_VARIANT_ADD(pipe, splice_to_file) {
 	/* clang-format on */
 	.op = {
-		.scenario = "splice_pipe_to_tmpfs",
+		.name = "splice_pipe_to_tmpfs",
 		.prepare = to_file_prepare,
 		.action = to_file_action,
 		.check = to_file_check,
+		.cleanup = pipe_cleanup,
+		.settled = pipe_settled,
 		.allowed = splice_errnos,
 		.full = LEN,
 	},
@@ -443,10 +490,12 @@ FIXTURE_VARIANT_ADD(pipe, splice_to_file) {
 FIXTURE_VARIANT_ADD(pipe, splice_from_file) {
 	/* clang-format on */
 	.op = {
-		.scenario = "splice_tmpfs_direct_to_pipe",
+		.name = "splice_tmpfs_direct_to_pipe",
 		.prepare = from_file_prepare,
 		.action = from_file_action,
 		.check = from_file_check,
+		.cleanup = pipe_cleanup,
+		.settled = pipe_settled,
 		.allowed = splice_errnos,
 		.full = LEN,
 	},
@@ -456,10 +505,12 @@ FIXTURE_VARIANT_ADD(pipe, splice_from_file) {
 FIXTURE_VARIANT_ADD(pipe, vmsplice) {
 	/* clang-format on */
 	.op = {
-		.scenario = "vmsplice",
+		.name = "vmsplice",
 		.prepare = vmsplice_prepare,
 		.action = vmsplice_action,
 		.check = vmsplice_check,
+		.cleanup = pipe_cleanup,
+		.settled = pipe_settled,
 		.allowed = splice_errnos,
 		.full = LEN,
 	},
@@ -469,10 +520,12 @@ FIXTURE_VARIANT_ADD(pipe, vmsplice) {
 FIXTURE_VARIANT_ADD(pipe, tee) {
 	/* clang-format on */
 	.op = {
-		.scenario = "tee_then_splice",
+		.name = "tee_then_splice",
 		.prepare = tee_prepare,
 		.action = tee_action,
 		.check = tee_check,
+		.cleanup = pipe_cleanup,
+		.settled = pipe_settled,
 		.allowed = splice_errnos,
 		.full = LEN,
 	},
@@ -537,7 +590,6 @@ FIXTURE_SETUP(pipe)
 	what = "statfs of";
 	if (fstatfs(c->dirfd, &c->fresh))
 		goto fail;
-	c->op = &variant->op;
 	return;
 
 fail:
@@ -581,69 +633,6 @@ FIXTURE_TEARDOWN(pipe)
 		EXPECT_EQ(0, munmap(data, LEN));
 }
 
-static void pipe_prepare(struct __test_metadata *_metadata, void *arg)
-{
-	struct pipe_ctx *c = arg;
-
-	c->op->prepare(_metadata, c);
-}
-
-static int pipe_action(void *arg)
-{
-	struct pipe_ctx *c = arg;
-
-	return c->op->action(c);
-}
-
-static bool pipe_check(void *arg, int ret, char *why, size_t size)
-{
-	struct pipe_ctx *c = arg;
-
-	return c->op->check(c, ret, why, size);
-}
-
-/* Closes every pipe end and empties the file. */
-static void pipe_cleanup(struct __test_metadata *_metadata, void *arg, int ret)
-{
-	struct pipe_ctx *c = arg;
-	int *const fds[] = { &c->p[0], &c->p[1], &c->q[0], &c->q[1] };
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(fds); i++) {
-		if (*fds[i] >= 0)
-			EXPECT_EQ(0, close(*fds[i]));
-		*fds[i] = -1;
-	}
-	ASSERT_EQ(0, ftruncate(c->file, 0))
-	{
-		TH_LOG("emptying the file: %s", strerror(errno));
-	}
-}
-
-/* Back to fresh: no tmpfs block or inode is lost. */
-static bool pipe_settled(void *arg, char *why, size_t size)
-{
-	struct pipe_ctx *c = arg;
-	struct statfs sfs;
-
-	if (fstatfs(c->dirfd, &sfs)) {
-		snprintf(why, size, "fstatfs: %s", strerror(errno));
-		return false;
-	}
-	if (sfs.f_bfree != c->fresh.f_bfree ||
-	    sfs.f_ffree != c->fresh.f_ffree) {
-		const char *fmt =
-			"tmpfs has %llu free blocks, %llu free inodes; %llu, %llu when fresh";
-
-		snprintf(why, size, fmt, (unsigned long long)sfs.f_bfree,
-			 (unsigned long long)sfs.f_ffree,
-			 (unsigned long long)c->fresh.f_bfree,
-			 (unsigned long long)c->fresh.f_ffree);
-		return false;
-	}
-	return true;
-}
-
 /*
  * Every failslab and fail_page_alloc point (or those of one allocator, per
  * mode) on the path of the variant's call fails in turn. The call must
@@ -651,22 +640,6 @@ static bool pipe_settled(void *arg, char *why, size_t size)
  * exactly those that arrived), or fail with an allowed errno having moved
  * nothing; no fd, tmpfs block or inode is lost.
  */
-FAILNTH_SWEEP(pipe, SWEEP_TIMEOUT)
-{
-	const struct failnth_scenario sc = {
-		.name = variant->op.scenario,
-		.allowed = variant->op.allowed,
-		.full = variant->op.full,
-		.deadline_s = SWEEP_TIMEOUT - 10,
-		.arg = &self->ctx,
-		.prepare = pipe_prepare,
-		.action = pipe_action,
-		.check = pipe_check,
-		.cleanup = pipe_cleanup,
-		.settled = pipe_settled,
-	};
-
-	failnth_sweep(_metadata, &sc, mode);
-}
+FAILNTH_SWEEP_OP(pipe, SWEEP_TIMEOUT, failnth_sweep)
 
 TEST_HARNESS_MAIN
