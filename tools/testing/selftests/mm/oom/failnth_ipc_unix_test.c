@@ -55,29 +55,10 @@ static const int sendmsg_errnos[] = { ENOMEM, ENOBUFS, 0 };
 /* Clean failures of recvmsg(): none but ENOMEM. */
 static const int recvmsg_errnos[] = { ENOMEM, 0 };
 
-struct unix_ctx;
-
-/* One scenario: how a variant sets up, calls and checks. */
-struct unix_op {
-	/* The scenario's name in the summary line. */
-	const char *scenario;
-	/* SOCK_STREAM or SOCK_DGRAM. */
-	int type;
-	/* Before each point, unarmed. */
-	void (*prepare)(struct __test_metadata *_metadata, struct unix_ctx *c);
-	/* The call under test: >= 0 on success, else -errno. */
-	int (*action)(struct unix_ctx *c);
-	/* Whether the sockets and the pipe are as @ret says. */
-	bool (*check)(struct unix_ctx *c, int ret, char *why, size_t size);
-	/* Clean failures, 0-terminated. */
-	const int *allowed;
-	/* What a complete success returns. */
-	long full;
-};
-
 /* Shared by the callbacks of a sweep; fds are -1 when closed. */
 struct unix_ctx {
-	const struct unix_op *op;
+	/* SOCK_STREAM or SOCK_DGRAM: the variant's. */
+	int type;
 	/* The socket pair under test or used. */
 	int sv[2];
 	/* The pipe whose write end is passed, and that end's identity. */
@@ -233,9 +214,8 @@ static bool queue_empty(struct unix_ctx *c, char *why, size_t size)
 
 static void open_pair(struct __test_metadata *_metadata, struct unix_ctx *c)
 {
-	ASSERT_EQ(0, socketpair(AF_UNIX,
-				c->op->type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0,
-				c->sv))
+	ASSERT_EQ(0, socketpair(AF_UNIX, c->type | SOCK_CLOEXEC | SOCK_NONBLOCK,
+				0, c->sv))
 	{
 		TH_LOG("socketpair (unarmed): %s", strerror(errno));
 	}
@@ -252,16 +232,20 @@ static void open_pipe(struct __test_metadata *_metadata, struct unix_ctx *c)
 }
 
 /* socketpair(): the fds are only written on success. */
-static void pair_prepare(struct __test_metadata *_metadata, struct unix_ctx *c)
+static void pair_prepare(struct __test_metadata *_metadata, void *arg)
 {
+	struct unix_ctx *c = arg;
+
 	c->sv[0] = -1;
 	c->sv[1] = -1;
 }
 
-static int pair_action(struct unix_ctx *c)
+static int pair_action(void *arg)
 {
-	return socketpair(AF_UNIX, c->op->type | SOCK_CLOEXEC | SOCK_NONBLOCK,
-			  0, c->sv) ?
+	struct unix_ctx *c = arg;
+
+	return socketpair(AF_UNIX, c->type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0,
+			  c->sv) ?
 		       -errno :
 		       0;
 }
@@ -284,8 +268,9 @@ static bool carries(int from, int to, char byte, char *why, size_t size)
 }
 
 /* Success: two sockets of the type asked, carrying bytes both ways. */
-static bool pair_check(struct unix_ctx *c, int ret, char *why, size_t size)
+static bool pair_check(void *arg, int ret, char *why, size_t size)
 {
+	struct unix_ctx *c = arg;
 	int i, type;
 	socklen_t len = sizeof(type);
 
@@ -304,9 +289,9 @@ static bool pair_check(struct unix_ctx *c, int ret, char *why, size_t size)
 	}
 	for (i = 0; i < 2; i++) {
 		if (getsockopt(c->sv[i], SOL_SOCKET, SO_TYPE, &type, &len) ||
-		    type != c->op->type) {
+		    type != c->type) {
 			snprintf(why, size, "fd %d is not a socket of type %d",
-				 c->sv[i], c->op->type);
+				 c->sv[i], c->type);
 			return false;
 		}
 		if (!(fcntl(c->sv[i], F_GETFD) & FD_CLOEXEC) ||
@@ -323,14 +308,18 @@ static bool pair_check(struct unix_ctx *c, int ret, char *why, size_t size)
 }
 
 /* sendmsg() of a byte with the pipe's write end. */
-static void send_prepare(struct __test_metadata *_metadata, struct unix_ctx *c)
+static void send_prepare(struct __test_metadata *_metadata, void *arg)
 {
+	struct unix_ctx *c = arg;
+
 	open_pair(_metadata, c);
 	open_pipe(_metadata, c);
 }
 
-static int send_action(struct unix_ctx *c)
+static int send_action(void *arg)
 {
+	struct unix_ctx *c = arg;
+
 	return send_fd(c->sv[0], c->p[1]);
 }
 
@@ -339,8 +328,9 @@ static int send_action(struct unix_ctx *c)
  * and once our write end is closed the pipe sees EOF: no copy of it is in
  * flight.
  */
-static bool send_check(struct unix_ctx *c, int ret, char *why, size_t size)
+static bool send_check(void *arg, int ret, char *why, size_t size)
 {
+	struct unix_ctx *c = arg;
 	const char *not_one =
 		"recvmsg gave %d (byte '%c', fd %d, flags 0x%x), expected the byte and one fd";
 	char byte = 0;
@@ -412,8 +402,9 @@ static void fresh_fdtable(struct __test_metadata *_metadata)
  * prepare needs; the action takes that slot first (a dup() into a free
  * slot allocates nothing).
  */
-static void recv_prepare(struct __test_metadata *_metadata, struct unix_ctx *c)
+static void recv_prepare(struct __test_metadata *_metadata, void *arg)
 {
+	struct unix_ctx *c = arg;
 	int fd = -1;
 
 	fresh_fdtable(_metadata);
@@ -436,8 +427,9 @@ static void recv_prepare(struct __test_metadata *_metadata, struct unix_ctx *c)
 	}
 }
 
-static int recv_action(struct unix_ctx *c)
+static int recv_action(void *arg)
 {
+	struct unix_ctx *c = arg;
 	char byte;
 
 	c->last = fcntl(c->p[0], F_DUPFD_CLOEXEC, 0);
@@ -452,8 +444,9 @@ static int recv_action(struct unix_ctx *c)
  * could not grow; scm_detach_fds() documents this) and is not leaked: the
  * pipe sees EOF. Failure: the message is still queued, whole.
  */
-static bool recv_check(struct unix_ctx *c, int ret, char *why, size_t size)
+static bool recv_check(void *arg, int ret, char *why, size_t size)
 {
+	struct unix_ctx *c = arg;
 	const char *not_whole =
 		"after a failed recvmsg, the message is not whole: recvmsg gave %d (byte '%c')";
 	char byte = 0;
@@ -497,98 +490,6 @@ static bool recv_check(struct unix_ctx *c, int ret, char *why, size_t size)
 	return got_passed_end(c, why, size) && queue_empty(c, why, size);
 }
 
-FIXTURE(unix_sock)
-{
-	struct unix_ctx ctx;
-};
-
-FIXTURE_VARIANT(unix_sock)
-{
-	const struct unix_op op;
-};
-
-/* clang-format off */
-FIXTURE_VARIANT_ADD(unix_sock, socketpair_stream) {
-	/* clang-format on */
-	.op = {
-		.scenario = "socketpair_unix_stream",
-		.type = SOCK_STREAM,
-		.prepare = pair_prepare,
-		.action = pair_action,
-		.check = pair_check,
-		.allowed = socketpair_errnos,
-	},
-};
-
-/* clang-format off */
-FIXTURE_VARIANT_ADD(unix_sock, socketpair_dgram) {
-	/* clang-format on */
-	.op = {
-		.scenario = "socketpair_unix_dgram",
-		.type = SOCK_DGRAM,
-		.prepare = pair_prepare,
-		.action = pair_action,
-		.check = pair_check,
-		.allowed = socketpair_errnos,
-	},
-};
-
-/* clang-format off */
-FIXTURE_VARIANT_ADD(unix_sock, scm_send_stream) {
-	/* clang-format on */
-	.op = {
-		.scenario = "sendmsg_scm_rights_stream",
-		.type = SOCK_STREAM,
-		.prepare = send_prepare,
-		.action = send_action,
-		.check = send_check,
-		.allowed = sendmsg_errnos,
-		.full = 1,
-	},
-};
-
-/* clang-format off */
-FIXTURE_VARIANT_ADD(unix_sock, scm_send_dgram) {
-	/* clang-format on */
-	.op = {
-		.scenario = "sendmsg_scm_rights_dgram",
-		.type = SOCK_DGRAM,
-		.prepare = send_prepare,
-		.action = send_action,
-		.check = send_check,
-		.allowed = sendmsg_errnos,
-		.full = 1,
-	},
-};
-
-/* clang-format off */
-FIXTURE_VARIANT_ADD(unix_sock, scm_recv_stream) {
-	/* clang-format on */
-	.op = {
-		.scenario = "recvmsg_scm_rights_stream",
-		.type = SOCK_STREAM,
-		.prepare = recv_prepare,
-		.action = recv_action,
-		.check = recv_check,
-		.allowed = recvmsg_errnos,
-		.full = 2,
-	},
-};
-
-/* clang-format off */
-FIXTURE_VARIANT_ADD(unix_sock, scm_recv_dgram) {
-	/* clang-format on */
-	.op = {
-		.scenario = "recvmsg_scm_rights_dgram",
-		.type = SOCK_DGRAM,
-		.prepare = recv_prepare,
-		.action = recv_action,
-		.check = recv_check,
-		.allowed = recvmsg_errnos,
-		.full = 2,
-	},
-};
-
 static void unix_close_all(struct unix_ctx *c)
 {
 	int *const fds[] = { &c->sv[0], &c->sv[1], &c->p[0],
@@ -602,7 +503,113 @@ static void unix_close_all(struct unix_ctx *c)
 	}
 	while (c->nr_fill > 0)
 		close(c->fill[--c->nr_fill]);
+	c->msg_flags = 0;
 }
+
+static void unix_cleanup(struct __test_metadata *_metadata, void *arg, int ret)
+{
+	unix_close_all(arg);
+}
+
+FIXTURE(unix_sock)
+{
+	struct unix_ctx ctx;
+};
+
+FIXTURE_VARIANT(unix_sock)
+{
+	const struct failnth_scenario op;
+	/* SOCK_STREAM or SOCK_DGRAM. */
+	int type;
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(unix_sock, socketpair_stream) {
+	/* clang-format on */
+	.op = {
+		.name = "socketpair_unix_stream",
+		.prepare = pair_prepare,
+		.action = pair_action,
+		.check = pair_check,
+		.allowed = socketpair_errnos,
+		.cleanup = unix_cleanup,
+	},
+	.type = SOCK_STREAM,
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(unix_sock, socketpair_dgram) {
+	/* clang-format on */
+	.op = {
+		.name = "socketpair_unix_dgram",
+		.prepare = pair_prepare,
+		.action = pair_action,
+		.check = pair_check,
+		.allowed = socketpair_errnos,
+		.cleanup = unix_cleanup,
+	},
+	.type = SOCK_DGRAM,
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(unix_sock, scm_send_stream) {
+	/* clang-format on */
+	.op = {
+		.name = "sendmsg_scm_rights_stream",
+		.prepare = send_prepare,
+		.action = send_action,
+		.check = send_check,
+		.allowed = sendmsg_errnos,
+		.full = 1,
+		.cleanup = unix_cleanup,
+	},
+	.type = SOCK_STREAM,
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(unix_sock, scm_send_dgram) {
+	/* clang-format on */
+	.op = {
+		.name = "sendmsg_scm_rights_dgram",
+		.prepare = send_prepare,
+		.action = send_action,
+		.check = send_check,
+		.allowed = sendmsg_errnos,
+		.full = 1,
+		.cleanup = unix_cleanup,
+	},
+	.type = SOCK_DGRAM,
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(unix_sock, scm_recv_stream) {
+	/* clang-format on */
+	.op = {
+		.name = "recvmsg_scm_rights_stream",
+		.prepare = recv_prepare,
+		.action = recv_action,
+		.check = recv_check,
+		.allowed = recvmsg_errnos,
+		.full = 2,
+		.cleanup = unix_cleanup,
+	},
+	.type = SOCK_STREAM,
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(unix_sock, scm_recv_dgram) {
+	/* clang-format on */
+	.op = {
+		.name = "recvmsg_scm_rights_dgram",
+		.prepare = recv_prepare,
+		.action = recv_action,
+		.check = recv_check,
+		.allowed = recvmsg_errnos,
+		.full = 2,
+		.cleanup = unix_cleanup,
+	},
+	.type = SOCK_DGRAM,
+};
 
 FIXTURE_SETUP(unix_sock)
 {
@@ -616,7 +623,8 @@ FIXTURE_SETUP(unix_sock)
 	c->got = -1;
 	c->last = -1;
 	c->nr_fill = 0;
-	c->op = &variant->op;
+	c->type = variant->type;
+	c->msg_flags = 0;
 	if (missing)
 		SKIP(return, "%s", missing);
 }
@@ -628,34 +636,6 @@ FIXTURE_TEARDOWN(unix_sock)
 	unix_close_all(&self->ctx);
 }
 
-static void unix_prepare(struct __test_metadata *_metadata, void *arg)
-{
-	struct unix_ctx *c = arg;
-
-	c->got = -1;
-	c->msg_flags = 0;
-	c->op->prepare(_metadata, c);
-}
-
-static int unix_action(void *arg)
-{
-	struct unix_ctx *c = arg;
-
-	return c->op->action(c);
-}
-
-static bool unix_check(void *arg, int ret, char *why, size_t size)
-{
-	struct unix_ctx *c = arg;
-
-	return c->op->check(c, ret, why, size);
-}
-
-static void unix_cleanup(struct __test_metadata *_metadata, void *arg, int ret)
-{
-	unix_close_all(arg);
-}
-
 /*
  * Every failslab and fail_page_alloc point (or those of one allocator, per
  * mode) on the path of the variant's call fails in turn. The call must
@@ -663,21 +643,6 @@ static void unix_cleanup(struct __test_metadata *_metadata, void *arg, int ret)
  * sent, a passed file arrives once or not at all, and no fd or in-flight
  * file is left behind.
  */
-FAILNTH_SWEEP(unix_sock, SWEEP_TIMEOUT)
-{
-	const struct failnth_scenario sc = {
-		.name = variant->op.scenario,
-		.allowed = variant->op.allowed,
-		.full = variant->op.full,
-		.deadline_s = SWEEP_TIMEOUT - 10,
-		.arg = &self->ctx,
-		.prepare = unix_prepare,
-		.action = unix_action,
-		.check = unix_check,
-		.cleanup = unix_cleanup,
-	};
-
-	failnth_sweep(_metadata, &sc, mode);
-}
+FAILNTH_SWEEP_OP(unix_sock, SWEEP_TIMEOUT, failnth_sweep)
 
 TEST_HARNESS_MAIN
