@@ -64,27 +64,10 @@ static const int setlk_errnos[] = { ENOMEM, ENOLCK, 0 };
 #define LOCK_NAME "locked"
 #define LOCK_LEN 300
 
-struct fd_ctx;
-
-/* One scenario: how a variant sets up, calls and checks. */
-struct fd_op {
-	/* The scenario's name in the summary line. */
-	const char *scenario;
-	/* Before each point, unarmed. Optional. */
-	void (*prepare)(struct __test_metadata *_metadata, struct fd_ctx *c);
-	/* The call under test: >= 0 on success, else -errno. */
-	int (*action)(struct fd_ctx *c);
-	/* Whether the object works after a success, is absent after a failure. */
-	bool (*check)(struct fd_ctx *c, int ret, char *why, size_t size);
-	/* Whether a success returns a new fd, for cleanup to close. */
-	bool returns_fd;
-	/* Clean failures, 0-terminated. */
-	const int *allowed;
-};
-
 /* Shared by the callbacks of a sweep; fds are -1 when closed. */
 struct fd_ctx {
-	const struct fd_op *op;
+	/* Whether a success returns a new fd (the variant's). */
+	bool returns_fd;
 	/* The private tmpfs that inotify watches. */
 	int dirfd;
 	/* The epoll or inotify fd a call works on, and epoll's target. */
@@ -145,7 +128,7 @@ static bool fdinfo_has(int fd, const char *prefix, int expect, char *why,
 }
 
 /* eventfd() with a count of 3. */
-static int eventfd_action(struct fd_ctx *c)
+static int eventfd_action(void *arg)
 {
 	int fd = eventfd(3, EFD_CLOEXEC | EFD_NONBLOCK);
 
@@ -153,7 +136,7 @@ static int eventfd_action(struct fd_ctx *c)
 }
 
 /* Success: the counter reads 3, then nothing, then what is added. */
-static bool eventfd_check(struct fd_ctx *c, int ret, char *why, size_t size)
+static bool eventfd_check(void *arg, int ret, char *why, size_t size)
 {
 	uint64_t five = 5;
 
@@ -213,13 +196,14 @@ static void open_eventfd(struct __test_metadata *_metadata, struct fd_ctx *c)
 }
 
 /* epoll_create1(). */
-static void epoll_create_prepare(struct __test_metadata *_metadata,
-				 struct fd_ctx *c)
+static void epoll_create_prepare(struct __test_metadata *_metadata, void *arg)
 {
+	struct fd_ctx *c = arg;
+
 	open_eventfd(_metadata, c);
 }
 
-static int epoll_create_action(struct fd_ctx *c)
+static int epoll_create_action(void *arg)
 {
 	int fd = epoll_create1(EPOLL_CLOEXEC);
 
@@ -227,9 +211,9 @@ static int epoll_create_action(struct fd_ctx *c)
 }
 
 /* Success: empty, then reports a readable eventfd added to it. */
-static bool epoll_create_check(struct fd_ctx *c, int ret, char *why,
-			       size_t size)
+static bool epoll_create_check(void *arg, int ret, char *why, size_t size)
 {
+	struct fd_ctx *c = arg;
 	int err;
 
 	if (ret < 0)
@@ -247,9 +231,10 @@ static bool epoll_create_check(struct fd_ctx *c, int ret, char *why,
 }
 
 /* epoll_ctl(EPOLL_CTL_ADD) of a readable eventfd to an empty epoll. */
-static void epoll_ctl_prepare(struct __test_metadata *_metadata,
-			      struct fd_ctx *c)
+static void epoll_ctl_prepare(struct __test_metadata *_metadata, void *arg)
 {
+	struct fd_ctx *c = arg;
+
 	open_eventfd(_metadata, c);
 	c->fd = epoll_create1(EPOLL_CLOEXEC);
 	ASSERT_LE(0, c->fd)
@@ -258,8 +243,10 @@ static void epoll_ctl_prepare(struct __test_metadata *_metadata,
 	}
 }
 
-static int epoll_ctl_action(struct fd_ctx *c)
+static int epoll_ctl_action(void *arg)
 {
+	struct fd_ctx *c = arg;
+
 	return epoll_add(c->fd, c->efd);
 }
 
@@ -267,8 +254,9 @@ static int epoll_ctl_action(struct fd_ctx *c)
  * Success: the item is listed and reported. Failure: no item: none listed
  * or reported, and EPOLL_CTL_MOD finds none.
  */
-static bool epoll_ctl_check(struct fd_ctx *c, int ret, char *why, size_t size)
+static bool epoll_ctl_check(void *arg, int ret, char *why, size_t size)
 {
+	struct fd_ctx *c = arg;
 	struct epoll_event ev = { .events = EPOLLIN };
 
 	if (!fdinfo_has(c->fd, "tfd:", ret < 0 ? 0 : 1, why, size) ||
@@ -286,9 +274,9 @@ static bool epoll_ctl_check(struct fd_ctx *c, int ret, char *why, size_t size)
 }
 
 /* signalfd() for SIGUSR1, blocked. */
-static void signalfd_prepare(struct __test_metadata *_metadata,
-			     struct fd_ctx *c)
+static void signalfd_prepare(struct __test_metadata *_metadata, void *arg)
 {
+	struct fd_ctx *c = arg;
 	sigset_t set;
 
 	sigemptyset(&set);
@@ -297,7 +285,7 @@ static void signalfd_prepare(struct __test_metadata *_metadata,
 	c->masked = true;
 }
 
-static int signalfd_action(struct fd_ctx *c)
+static int signalfd_action(void *arg)
 {
 	sigset_t set;
 	int fd;
@@ -309,7 +297,7 @@ static int signalfd_action(struct fd_ctx *c)
 }
 
 /* Success: a SIGUSR1 sent to us is read from the fd, once. */
-static bool signalfd_check(struct fd_ctx *c, int ret, char *why, size_t size)
+static bool signalfd_check(void *arg, int ret, char *why, size_t size)
 {
 	struct signalfd_siginfo si = {};
 	ssize_t len;
@@ -336,7 +324,7 @@ static bool signalfd_check(struct fd_ctx *c, int ret, char *why, size_t size)
 }
 
 /* timerfd_create(), then timerfd_settime() to fire in 1 ms. */
-static int timerfd_action(struct fd_ctx *c)
+static int timerfd_action(void *arg)
 {
 	const struct itimerspec its = { .it_value.tv_nsec = 1000000 };
 	int fd, err;
@@ -353,7 +341,7 @@ static int timerfd_action(struct fd_ctx *c)
 }
 
 /* Success: the timer fires within TIMER_WAIT_MS, once, and is disarmed. */
-static bool timerfd_check(struct fd_ctx *c, int ret, char *why, size_t size)
+static bool timerfd_check(void *arg, int ret, char *why, size_t size)
 {
 	struct pollfd pfd = { .fd = ret, .events = POLLIN };
 	struct itimerspec its;
@@ -427,7 +415,7 @@ static bool inotify_reports(struct fd_ctx *c, int ifd, int wd, char *why,
 }
 
 /* inotify_init1(). */
-static int inotify_init_action(struct fd_ctx *c)
+static int inotify_init_action(void *arg)
 {
 	int fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
 
@@ -435,9 +423,9 @@ static int inotify_init_action(struct fd_ctx *c)
 }
 
 /* Success: no watch yet, then one that reports a create. */
-static bool inotify_init_check(struct fd_ctx *c, int ret, char *why,
-			       size_t size)
+static bool inotify_init_check(void *arg, int ret, char *why, size_t size)
 {
+	struct fd_ctx *c = arg;
 	int wd;
 
 	if (ret < 0)
@@ -454,9 +442,10 @@ static bool inotify_init_check(struct fd_ctx *c, int ret, char *why,
 }
 
 /* inotify_add_watch() of the tmpfs for IN_CREATE, on a new inotify fd. */
-static void inotify_watch_prepare(struct __test_metadata *_metadata,
-				  struct fd_ctx *c)
+static void inotify_watch_prepare(struct __test_metadata *_metadata, void *arg)
 {
+	struct fd_ctx *c = arg;
+
 	c->fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
 	ASSERT_LE(0, c->fd)
 	{
@@ -464,8 +453,9 @@ static void inotify_watch_prepare(struct __test_metadata *_metadata,
 	}
 }
 
-static int inotify_watch_action(struct fd_ctx *c)
+static int inotify_watch_action(void *arg)
 {
+	struct fd_ctx *c = arg;
 	int wd = inotify_add_watch(c->fd, TMPFS_DIR, IN_CREATE);
 
 	return wd < 0 ? -errno : wd;
@@ -475,9 +465,10 @@ static int inotify_watch_action(struct fd_ctx *c)
  * Success: one watch listed, reporting a create. Failure: none listed,
  * nothing reported.
  */
-static bool inotify_watch_check(struct fd_ctx *c, int ret, char *why,
-				size_t size)
+static bool inotify_watch_check(void *arg, int ret, char *why, size_t size)
 {
+	struct fd_ctx *c = arg;
+
 	return fdinfo_has(c->fd, "inotify wd:", ret < 0 ? 0 : 1, why, size) &&
 	       inotify_reports(c, c->fd, ret, why, size);
 }
@@ -486,8 +477,10 @@ static bool inotify_watch_check(struct fd_ctx *c, int ret, char *why,
  * Two open file descriptions of a new file (a new inode: its lock context
  * is allocated again), c->fd to lock and c->efd to probe.
  */
-static void lock_prepare(struct __test_metadata *_metadata, struct fd_ctx *c)
+static void lock_prepare(struct __test_metadata *_metadata, void *arg)
 {
+	struct fd_ctx *c = arg;
+
 	unlinkat(c->dirfd, LOCK_NAME, 0);
 	c->fd = openat(c->dirfd, LOCK_NAME,
 		       O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
@@ -499,14 +492,17 @@ static void lock_prepare(struct __test_metadata *_metadata, struct fd_ctx *c)
 	ASSERT_LE(0, c->efd);
 }
 
-static int flock_action(struct fd_ctx *c)
+static int flock_action(void *arg)
 {
+	struct fd_ctx *c = arg;
+
 	return flock(c->fd, LOCK_EX | LOCK_NB) ? -errno : 0;
 }
 
 /* The other description gets the lock only if the call took none. */
-static bool flock_check(struct fd_ctx *c, int ret, char *why, size_t size)
+static bool flock_check(void *arg, int ret, char *why, size_t size)
 {
+	struct fd_ctx *c = arg;
 	int err = flock(c->efd, LOCK_EX | LOCK_NB) ? errno : 0;
 
 	if (ret >= 0 && err != EWOULDBLOCK) {
@@ -576,33 +572,75 @@ static bool thirds_are(struct fd_ctx *c, const char *want, char *why,
 	return false;
 }
 
-static int ofd_setlk_action(struct fd_ctx *c)
+static int ofd_setlk_action(void *arg)
 {
+	struct fd_ctx *c = arg;
+
 	return ofd_lock(c->fd, F_WRLCK, 0, LOCK_LEN);
 }
 
-static bool ofd_setlk_check(struct fd_ctx *c, int ret, char *why, size_t size)
+static bool ofd_setlk_check(void *arg, int ret, char *why, size_t size)
 {
+	struct fd_ctx *c = arg;
+
 	return thirds_are(c, ret < 0 ? "---" : "LLL", why, size);
 }
 
 /* The whole range locked, unarmed: the action unlocks its middle. */
-static void ofd_split_prepare(struct __test_metadata *_metadata,
-			      struct fd_ctx *c)
+static void ofd_split_prepare(struct __test_metadata *_metadata, void *arg)
 {
+	struct fd_ctx *c = arg;
+
 	lock_prepare(_metadata, c);
 	ASSERT_EQ(0, ofd_lock(c->fd, F_WRLCK, 0, LOCK_LEN));
 }
 
-static int ofd_split_action(struct fd_ctx *c)
+static int ofd_split_action(void *arg)
 {
+	struct fd_ctx *c = arg;
+
 	return ofd_lock(c->fd, F_UNLCK, LOCK_LEN / 3, LOCK_LEN / 3);
 }
 
 /* A success leaves both ends locked; a failure, the whole range. */
-static bool ofd_split_check(struct fd_ctx *c, int ret, char *why, size_t size)
+static bool ofd_split_check(void *arg, int ret, char *why, size_t size)
 {
+	struct fd_ctx *c = arg;
+
 	return thirds_are(c, ret < 0 ? "LLL" : "L-L", why, size);
+}
+
+static void fd_close_all(struct fd_ctx *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	if (c->efd >= 0)
+		close(c->efd);
+	c->fd = -1;
+	c->efd = -1;
+}
+
+/*
+ * Closes what the point opened, takes any SIGUSR1 still pending and puts
+ * the signal mask back.
+ */
+static void fd_cleanup(struct __test_metadata *_metadata, void *arg, int ret)
+{
+	const struct timespec now = {};
+	struct fd_ctx *c = arg;
+	sigset_t set;
+
+	if (ret >= 0 && c->returns_fd)
+		EXPECT_EQ(0, close(ret));
+	fd_close_all(c);
+	if (!c->masked)
+		return;
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	while (sigtimedwait(&set, NULL, &now) == SIGUSR1)
+		;
+	ASSERT_EQ(0, sigprocmask(SIG_SETMASK, &c->old_mask, NULL));
+	c->masked = false;
 }
 
 FIXTURE(fd_object)
@@ -612,43 +650,48 @@ FIXTURE(fd_object)
 
 FIXTURE_VARIANT(fd_object)
 {
-	const struct fd_op op;
+	const struct failnth_scenario op;
+	/* Whether a success returns a new fd, for cleanup to close. */
+	bool returns_fd;
 };
 
 /* clang-format off */
 FIXTURE_VARIANT_ADD(fd_object, eventfd) {
 	/* clang-format on */
 	.op = {
-		.scenario = "eventfd",
+		.name = "eventfd",
 		.action = eventfd_action,
 		.check = eventfd_check,
-		.returns_fd = true,
 		.allowed = fd_errnos,
+		.cleanup = fd_cleanup,
 	},
+	.returns_fd = true,
 };
 
 /* clang-format off */
 FIXTURE_VARIANT_ADD(fd_object, epoll_create1) {
 	/* clang-format on */
 	.op = {
-		.scenario = "epoll_create1",
+		.name = "epoll_create1",
 		.prepare = epoll_create_prepare,
 		.action = epoll_create_action,
 		.check = epoll_create_check,
-		.returns_fd = true,
 		.allowed = fd_errnos,
+		.cleanup = fd_cleanup,
 	},
+	.returns_fd = true,
 };
 
 /* clang-format off */
 FIXTURE_VARIANT_ADD(fd_object, epoll_ctl_add) {
 	/* clang-format on */
 	.op = {
-		.scenario = "epoll_ctl_add",
+		.name = "epoll_ctl_add",
 		.prepare = epoll_ctl_prepare,
 		.action = epoll_ctl_action,
 		.check = epoll_ctl_check,
 		.allowed = fd_errnos,
+		.cleanup = fd_cleanup,
 	},
 };
 
@@ -656,48 +699,52 @@ FIXTURE_VARIANT_ADD(fd_object, epoll_ctl_add) {
 FIXTURE_VARIANT_ADD(fd_object, signalfd) {
 	/* clang-format on */
 	.op = {
-		.scenario = "signalfd",
+		.name = "signalfd",
 		.prepare = signalfd_prepare,
 		.action = signalfd_action,
 		.check = signalfd_check,
-		.returns_fd = true,
 		.allowed = fd_errnos,
+		.cleanup = fd_cleanup,
 	},
+	.returns_fd = true,
 };
 
 /* clang-format off */
 FIXTURE_VARIANT_ADD(fd_object, timerfd) {
 	/* clang-format on */
 	.op = {
-		.scenario = "timerfd_create_settime",
+		.name = "timerfd_create_settime",
 		.action = timerfd_action,
 		.check = timerfd_check,
-		.returns_fd = true,
 		.allowed = fd_errnos,
+		.cleanup = fd_cleanup,
 	},
+	.returns_fd = true,
 };
 
 /* clang-format off */
 FIXTURE_VARIANT_ADD(fd_object, inotify_init1) {
 	/* clang-format on */
 	.op = {
-		.scenario = "inotify_init1",
+		.name = "inotify_init1",
 		.action = inotify_init_action,
 		.check = inotify_init_check,
-		.returns_fd = true,
 		.allowed = fd_errnos,
+		.cleanup = fd_cleanup,
 	},
+	.returns_fd = true,
 };
 
 /* clang-format off */
 FIXTURE_VARIANT_ADD(fd_object, inotify_add_watch) {
 	/* clang-format on */
 	.op = {
-		.scenario = "inotify_add_watch",
+		.name = "inotify_add_watch",
 		.prepare = inotify_watch_prepare,
 		.action = inotify_watch_action,
 		.check = inotify_watch_check,
 		.allowed = fd_errnos,
+		.cleanup = fd_cleanup,
 	},
 };
 
@@ -706,11 +753,12 @@ FIXTURE_VARIANT_ADD(fd_object, inotify_add_watch) {
 FIXTURE_VARIANT_ADD(fd_object, flock) {
 	/* clang-format on */
 	.op = {
-		.scenario = "flock",
+		.name = "flock",
 		.prepare = lock_prepare,
 		.action = flock_action,
 		.check = flock_check,
 		.allowed = fd_errnos,
+		.cleanup = fd_cleanup,
 	},
 };
 
@@ -718,11 +766,12 @@ FIXTURE_VARIANT_ADD(fd_object, flock) {
 FIXTURE_VARIANT_ADD(fd_object, ofd_setlk) {
 	/* clang-format on */
 	.op = {
-		.scenario = "ofd_setlk",
+		.name = "ofd_setlk",
 		.prepare = lock_prepare,
 		.action = ofd_setlk_action,
 		.check = ofd_setlk_check,
 		.allowed = setlk_errnos,
+		.cleanup = fd_cleanup,
 	},
 };
 
@@ -730,11 +779,12 @@ FIXTURE_VARIANT_ADD(fd_object, ofd_setlk) {
 FIXTURE_VARIANT_ADD(fd_object, ofd_unlock_split) {
 	/* clang-format on */
 	.op = {
-		.scenario = "ofd_unlock_split",
+		.name = "ofd_unlock_split",
 		.prepare = ofd_split_prepare,
 		.action = ofd_split_action,
 		.check = ofd_split_check,
 		.allowed = setlk_errnos,
+		.cleanup = fd_cleanup,
 	},
 };
 
@@ -748,7 +798,7 @@ FIXTURE_SETUP(fd_object)
 	c->fd = -1;
 	c->efd = -1;
 	c->masked = false;
-	c->op = &variant->op;
+	c->returns_fd = variant->returns_fd;
 	if (missing)
 		SKIP(return, "%s", missing);
 	if (unshare(CLONE_NEWNS))
@@ -778,16 +828,6 @@ FIXTURE_SETUP(fd_object)
 	}
 }
 
-static void fd_close_all(struct fd_ctx *c)
-{
-	if (c->fd >= 0)
-		close(c->fd);
-	if (c->efd >= 0)
-		close(c->efd);
-	c->fd = -1;
-	c->efd = -1;
-}
-
 FIXTURE_TEARDOWN(fd_object)
 {
 	struct fd_ctx *c = &self->ctx;
@@ -806,71 +846,12 @@ FIXTURE_TEARDOWN(fd_object)
 	}
 }
 
-static void fd_prepare(struct __test_metadata *_metadata, void *arg)
-{
-	struct fd_ctx *c = arg;
-
-	if (c->op->prepare)
-		c->op->prepare(_metadata, c);
-}
-
-static int fd_action(void *arg)
-{
-	struct fd_ctx *c = arg;
-
-	return c->op->action(c);
-}
-
-static bool fd_check(void *arg, int ret, char *why, size_t size)
-{
-	struct fd_ctx *c = arg;
-
-	return c->op->check(c, ret, why, size);
-}
-
-/*
- * Closes what the point opened, takes any SIGUSR1 still pending and puts
- * the signal mask back.
- */
-static void fd_cleanup(struct __test_metadata *_metadata, void *arg, int ret)
-{
-	const struct timespec now = {};
-	struct fd_ctx *c = arg;
-	sigset_t set;
-
-	if (ret >= 0 && c->op->returns_fd)
-		EXPECT_EQ(0, close(ret));
-	fd_close_all(c);
-	if (!c->masked)
-		return;
-	sigemptyset(&set);
-	sigaddset(&set, SIGUSR1);
-	while (sigtimedwait(&set, NULL, &now) == SIGUSR1)
-		;
-	ASSERT_EQ(0, sigprocmask(SIG_SETMASK, &c->old_mask, NULL));
-	c->masked = false;
-}
-
 /*
  * Every failslab and fail_page_alloc point (or those of one allocator, per
  * mode) on the path of the variant's call fails in turn. The call must
  * succeed or fail with an allowed errno; a success gives a working object
  * or lock, a failure leaves no fd, watch, epoll item or lock behind.
  */
-FAILNTH_SWEEP(fd_object, SWEEP_TIMEOUT)
-{
-	const struct failnth_scenario sc = {
-		.name = variant->op.scenario,
-		.allowed = variant->op.allowed,
-		.deadline_s = SWEEP_TIMEOUT - 10,
-		.arg = &self->ctx,
-		.prepare = fd_prepare,
-		.action = fd_action,
-		.check = fd_check,
-		.cleanup = fd_cleanup,
-	};
-
-	failnth_sweep(_metadata, &sc, mode);
-}
+FAILNTH_SWEEP_OP(fd_object, SWEEP_TIMEOUT, failnth_sweep)
 
 TEST_HARNESS_MAIN
