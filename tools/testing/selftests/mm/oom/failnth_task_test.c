@@ -4,11 +4,12 @@
  *
  * Each variant creates a process (fork, vfork, clone3 with a pidfd), runs a
  * new image (execve), makes a namespace (unshare), opens a pidfd or mounts
- * a tmpfs, with every failslab and fail_page_alloc point on its path made
- * to fail in turn (see failnth.h). The call must succeed or fail with an
- * allowed errno. A success leaves the effect whole: the child ran and exited
- * 0 and was reaped, the pidfd works, the new namespace or mount is there and
- * usable; a failure leaves no child, no namespace, no mount behind.
+ * a tmpfs (with mount(), and with fsopen() and fsmount()), with every
+ * failslab and fail_page_alloc point on its path made to fail in turn (see
+ * failnth.h). The call must succeed or fail with an allowed errno. A
+ * success leaves the effect whole: the child ran and exited 0 and was
+ * reaped, the pidfd works, the new namespace or mount is there and usable;
+ * a failure leaves no child, no namespace, no mount behind.
  *
  * execve() and unshare() change the caller, so they run in a child that
  * arms its own fail-nth (failnth_child.h); execve() is traced, so that the
@@ -456,6 +457,38 @@ static void mount_cleanup(struct __test_metadata *_metadata, void *arg, int ret)
 	}
 }
 
+/*
+ * The same mount through the new mount API: fsopen(), fsconfig() of an
+ * option and of the superblock's creation, fsmount() and move_mount(),
+ * the path systemd and util-linux's mount take (alloc_fs_context() and its
+ * log, the fs_context's fd, a detached mount in an anonymous namespace,
+ * the mountpoint). Whatever step fails, the fds are closed: a detached
+ * mount goes with its fd, and nothing may be left on MNT_DIR.
+ */
+static int fsmount_action(void *arg)
+{
+	int fsfd, mfd = -1, ret = 0;
+
+	fsfd = fsopen("tmpfs", FSOPEN_CLOEXEC);
+	if (fsfd < 0)
+		return -errno;
+	if (fsconfig(fsfd, FSCONFIG_SET_STRING, "size", "1m", 0) ||
+	    fsconfig(fsfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0))
+		ret = -errno;
+	if (!ret) {
+		mfd = fsmount(fsfd, FSMOUNT_CLOEXEC, 0);
+		if (mfd < 0)
+			ret = -errno;
+	}
+	if (!ret &&
+	    move_mount(mfd, "", AT_FDCWD, MNT_DIR, MOVE_MOUNT_F_EMPTY_PATH))
+		ret = -errno;
+	if (mfd >= 0)
+		close(mfd);
+	close(fsfd);
+	return ret;
+}
+
 /* execve() of this program, in a traced child. */
 
 static int exec_action(void *arg)
@@ -787,6 +820,18 @@ FIXTURE_VARIANT_ADD(task, mount_tmpfs) {
 	},
 };
 
+/* clang-format off */
+FIXTURE_VARIANT_ADD(task, fsmount_tmpfs) {
+	/* clang-format on */
+	.op = {
+		.name = "fsmount_tmpfs",
+		.allowed = mount_errnos,
+		.action = fsmount_action,
+		.check = mount_check,
+		.cleanup = mount_cleanup,
+	},
+};
+
 /*
  * The mount scenario's base: a private mount namespace with a fresh tmpfs
  * on MNT_BASE holding the mount point, so that nothing is mounted outside
@@ -849,7 +894,15 @@ FIXTURE_SETUP(task)
 		ASSERT_LT(0, len);
 		self->ctx.exe[len] = '\0';
 	}
-	if (op->action == mount_action)
+	if (op->action == fsmount_action) {
+		int fd = fsopen("tmpfs", FSOPEN_CLOEXEC);
+
+		if (fd < 0 && errno == ENOSYS)
+			SKIP(return, "no fsopen(): the kernel predates 5.2");
+		if (fd >= 0)
+			close(fd);
+	}
+	if (op->action == mount_action || op->action == fsmount_action)
 		mount_base(_metadata, self);
 }
 
