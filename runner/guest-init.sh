@@ -78,15 +78,31 @@ ln -s /proc/self/fd/2 /dev/stderr
 mount -t debugfs debugfs /sys/kernel/debug
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 # run.sh --sites: a fault on a __GFP_NOWARN allocation dumps no stack. The
-# kmem tracepoints of a slab allocation that returned NULL print (through
-# tp_printk, on the boot line) its call site, which the runner counts.
+# kmem tracepoints of a slab allocation that returned NULL print its call
+# site (through tp_printk, on the boot line) and record its stack in the
+# trace buffer, which trace_dump prints after each test: the runner counts
+# the first caller outside the allocator. (An injected page allocation
+# fault returns before mm_page_alloc: those stay unnamed.)
+tracing=/sys/kernel/tracing
 if [ "${FAILNTH_SITES:-0}" = 1 ]; then
 	for ev in kmalloc kmem_cache_alloc; do
-		ev=/sys/kernel/tracing/events/kmem/$ev
-		{ echo 'ptr == 0' >"$ev/filter" && echo 1 >"$ev/enable"; } 2>/dev/null ||
+		ev=$tracing/events/kmem/$ev
+		{ echo 'ptr == 0' >"$ev/filter" &&
+			echo 'stacktrace if ptr == 0' >"$ev/trigger" &&
+			echo 1 >"$ev/enable"; } 2>/dev/null ||
 			echo "# toosmall: --sites: no $ev: __GFP_NOWARN slab faults go unnamed"
 	done
 fi
+# trace_dump: under --sites, the failed allocations the test made, with
+# their stacks, between TOOSMALL:TRACE markers; the buffer is emptied.
+trace_dump()
+{
+	[ "${FAILNTH_SITES:-0}" = 1 ] && [ -w "$tracing/trace" ] || return 0
+	echo "TOOSMALL:TRACE $1"
+	grep -v '^#' "$tracing/trace"
+	echo "TOOSMALL:TRACE_END $1"
+	: >"$tracing/trace"
+}
 mount -t cgroup2 cgroup2 /sys/fs/cgroup
 mount -t tmpfs -o mode=0755 tmpfs /run
 mkdir /run/toosmall
@@ -180,6 +196,7 @@ reap_leftovers()
 
 cd tests || poweroff_now
 while IFS=$'\t' read -r name bin hname timeout _; do
+	[ "${FAILNTH_SITES:-0}" = 0 ] || : 2>/dev/null >"$tracing/trace"
 	echo "TOOSMALL:BEGIN $name timeout=$timeout"
 	t0=$EPOCHREALTIME
 	timeout -k 5 "$timeout" "./$bin" -r "$hname" </dev/null 2>&1
@@ -188,6 +205,7 @@ while IFS=$'\t' read -r name bin hname timeout _; do
 	stuck=0
 	reap_leftovers "$name" || stuck=1
 	kmemleak_scan
+	trace_dump "$name"
 	if ! root_alive "$bin"; then
 		echo "TOOSMALL:ROOTLOST $name"
 		stuck=1

@@ -366,7 +366,54 @@ class Sites(unittest.TestCase):
 		self.assertEqual({'path_openat': 1, 'netlink_dump': 1}, sites['by_site'])
 		self.assertEqual((1, 1), (sites['faults_dumped'], sites['nowarn_named']))
 		self.assertEqual((1, 1), (run['sites']['faults_dumped'], run['sites']['nowarn_named']))
-		self.assertIn('1 __GFP_NOWARN slab faults named', toosmall.summary(run))
+		self.assertIn('1 __GFP_NOWARN faults named', toosmall.summary(run))
+
+	def test_nowarn_fault_named_by_its_traced_stack(self):
+		"""Where guest-init printed the trace buffer, each __GFP_NOWARN
+		slab fault's recorded stack names its site, the first frame
+		outside the trace, the allocator and the fault injection (past
+		kmalloc_reserve(), which a call_site stops at). The tracepoints'
+		printk lines are then not counted again; a fault that dumped its
+		stack is counted once, from its dump; one kvmalloc() absorbs
+		(vmalloc() follows) names nothing."""
+		def event(ts, ev, site, gfp):
+			return ('            bash-47      [000] .....     %s: %s: call_site=%s+0x1/0x2 '
+				'ptr=0000000000000000 bytes_req=64 bytes_alloc=64 gfp_flags=%s '
+				'node=-1 accounted=false' % (ts, ev, site, gfp))
+
+		def stack(ts, *frames):
+			return ['            bash-47      [000] .....     %s: <stack trace>' % ts] + \
+				[' => ' + f for f in ('save_stack_trace', 'stack_trace_save',
+						      '__ftrace_trace_stack.constprop.0', '__trace_stack',
+						      'stacktrace_trigger', 'event_triggers_post_call',
+						      'trace_event_buffer_commit',
+						      'trace_event_raw_event_kmem_cache_alloc',
+						      '__traceiter_kmem_cache_alloc') + frames]
+
+		nowarn = 'GFP_KERNEL|__GFP_NOWARN|__GFP_NOMEMALLOC'
+		run = Attribution.lines(
+			None, 'TOOSMALL:BEGIN a.one timeout=10',
+			'[    2.0] FAULT_INJECTION: forcing a failure.',
+			'[    2.0] Call Trace:',
+			'[    2.0]  [<60174554>] kmem_cache_alloc_noprof+0x44/0x2f0',
+			'[    2.0]  [<601b0bdc>] path_openat+0x3c/0x1400',
+			'[    2.1] kmalloc: call_site=kmalloc_reserve+0x1/0x2 ptr=0000000000000000 '
+			'bytes_req=64 bytes_alloc=64 gfp_flags=%s node=-1 accounted=false' % nowarn,
+			'ok 1 one', 'TOOSMALL:TRACE a.one',
+			event('2.000000', 'kmem_cache_alloc', 'path_openat', 'GFP_KERNEL'),
+			*stack('2.000000', 'kmem_cache_alloc_noprof', 'path_openat', 'do_filp_open'),
+			event('2.100000', 'kmalloc', 'kmalloc_reserve', nowarn),
+			*stack('2.100000', '__kmalloc_node_track_caller_noprof', 'kmalloc_reserve',
+			       '__alloc_skb', 'netlink_sendmsg'),
+			event('2.200000', 'kmalloc', '__kvmalloc_node_noprof', nowarn),
+			*stack('2.200000', '__kmalloc_node_noprof', '__kvmalloc_node_noprof',
+			       'io_pages_map', 'io_uring_setup'),
+			'TOOSMALL:TRACE_END a.one', 'TOOSMALL:END a.one rc=0')
+		t = run['tests'][0]
+		self.assertEqual('pass', t['status'])
+		sites = t['sites']
+		self.assertEqual({'path_openat': 1, '__alloc_skb': 1}, sites['by_site'])
+		self.assertEqual((1, 1), (sites['faults_dumped'], sites['nowarn_named']))
 
 
 class Reporters(unittest.TestCase):

@@ -130,7 +130,7 @@ INFO = re.compile(PRINTK + r'(FAULT_INJECTION: forcing a failure|'
 		  r'.* invoked oom-killer:|Out of memory|Memory cgroup out of memory|'
 		  r'oom-kill:|oom_reaper:)')
 
-MARKER = re.compile(r'TOOSMALL:(BEGIN|END|READY|DONE|ERROR|STUCK|ROOTLOST)\b ?(.*)')
+MARKER = re.compile(r'TOOSMALL:(BEGIN|END|READY|DONE|ERROR|STUCK|ROOTLOST|TRACE_END|TRACE)\b ?(.*)')
 RESULT = re.compile(r'^(not ok|ok) (\d+) (\S+)(?:\s+#\s*(SKIP|XFAIL|TODO|TIMEOUT|ERROR)\b\s*(.*))?$')
 METRICS = re.compile(r'^# (\w+) ([\w.-]+): (.*)$')
 KV = re.compile(r'(\w+)=(-?\d+(?:\.\d+)?)')
@@ -147,7 +147,7 @@ NOT_A_SITE = re.compile(
 	r'kmalloc\w*|kzalloc\w*|kcalloc\w*|krealloc\w*|__?kvmalloc\w*|kvzalloc\w*|'
 	r'kmemdup\w*|kstrn?dup\w*|__?vmalloc\w*|__get_free_pages|get_zeroed_page\w*|'
 	r'_*slab_\w*|new_slab|allocate_slab|alloc_slab_page|mempool_alloc\w*|'
-	r'um_set_signals|get_fp_registers)$')
+	r'vm_area_alloc_pages|um_set_signals|get_fp_registers)$')
 
 # --sites: a kmem tracepoint's line (printed through tp_printk; guest-init
 # enables kmalloc and kmem_cache_alloc with the filter "ptr == 0") for a
@@ -156,6 +156,24 @@ NOT_A_SITE = re.compile(
 # this line is then the only record, and its call_site the site.
 TP_NULL = re.compile(PRINTK + r'\s*(?:kmalloc|kmem_cache_alloc): call_site=([\w.]+)\+0x[0-9a-f]+/0x[0-9a-f]+ '
 		     r'ptr=0+ .*\bgfp_flags=(\S+)')
+
+# --sites: the trace buffer that guest-init prints after each test, between
+# TOOSMALL:TRACE and TOOSMALL:TRACE_END: each failed slab allocation's event
+# (kmalloc or kmem_cache_alloc that returned NULL) and the stack its trigger
+# recorded, a " => function" a line.
+TRACE_EVENT = re.compile(r'^\s*\S.*?\s\[\d+\]\s+\S+\s+[\d.]+: (kmalloc|kmem_cache_alloc): (.*)$')
+TRACE_FRAME = re.compile(r'^ => ([\w.]+)')
+# The frames of the trace's own recording, above the allocator's.
+TRACE_NOT_A_SITE = re.compile(
+	r'^(?:save_stack_trace|stack_trace_save\w*|__ftrace_trace_stack\w*|__trace_stack|'
+	r'stacktrace_trigger\w*|event_triggers_post_call|trace_event_\w+|__traceiter_\w+|'
+	r'trace_\w+)$')
+# A failure the allocator absorbs, no caller's error path: kvmalloc()'s
+# kmalloc() (vmalloc() follows), kmemleak's bookkeeping (its pool takes
+# over).
+ABSORBED = re.compile(
+	r'^(?:__kvmalloc_node\w*|kvmalloc_node\w*|create_object\w*|__alloc_object|'
+	r'mem_pool_alloc)$')
 
 MAX_EXCERPT = 40
 MAX_EVIDENCE = 400
@@ -409,6 +427,26 @@ def new_test(name, category, timeout):
 		'_begun': False, '_ended': False, '_log': []}
 
 
+def trace_sites(t):
+	"""Names the call site of each __GFP_NOWARN fault in test @t's trace
+	buffer (TRACE_EVENT): the first frame of its stack outside the trace,
+	the allocator and the fault injection. A fault without __GFP_NOWARN
+	dumped its own stack, which names it; one the allocator absorbed
+	(ABSORBED) ran no caller's error path, and is not counted."""
+	sites, named = {}, 0
+	for ev in t.pop('_trace'):
+		if '__GFP_NOWARN' not in ev['fields']:
+			continue
+		if any(ABSORBED.match(f) for f in ev['frames']):
+			continue
+		site = next((f for f in ev['frames'] if not TRACE_NOT_A_SITE.match(f) and
+			     not NOT_A_SITE.match(f)), None)
+		if site:
+			sites[site] = sites.get(site, 0) + 1
+			named += 1
+	t['_trace_sites'], t['_trace_nowarn'] = sites, named
+
+
 def parse_log(lines):
 	"""The results model from console lines (see module doc)."""
 	run = {'kernel': {}, 'mem': None, 'tests': [], 'boot': {'splats': []},
@@ -419,6 +457,7 @@ def parse_log(lines):
 	open_splat = None	# splat collecting its excerpt
 	fault = None		# injected fault whose call site is not found yet
 	evidence = None		# test collecting host evidence
+	trace = None		# test whose trace buffer is being read
 	t_begin = None
 
 	def add_splat(test, kind, title, lineno):
@@ -509,8 +548,30 @@ def parse_log(lines):
 			boots[-1]['early'].append(line)
 
 		m = MARKER.search(line) if 'TOOSMALL:' in line else None
+		if trace is not None and not m:
+			# The trace's lines are its alone; a kernel message
+			# among them is read as any other.
+			em = TRACE_EVENT.match(line)
+			fm = TRACE_FRAME.match(line) if not em else None
+			if em:
+				trace['_trace'].append({'event': em.group(1), 'fields': em.group(2),
+							'frames': []})
+			elif fm and trace['_trace']:
+				trace['_trace'][-1]['frames'].append(fm.group(1).split('.')[0])
+			if em or fm or line.endswith(': <stack trace>'):
+				continue
 		if m:
 			what, rest = m.group(1), m.group(2).split()
+			if what == 'TRACE' and rest and rest[0] in by_name:
+				trace = by_name[rest[0]]
+				trace['_trace'] = []
+				continue
+			if what == 'TRACE_END':
+				if trace is not None:
+					trace_sites(trace)
+				trace = None
+				continue
+			trace = None
 			if what == 'BEGIN' and rest:
 				cur = by_name.get(rest[0])
 				if cur is None:
@@ -567,9 +628,9 @@ def parse_log(lines):
 			site = tm.group(1).split('.')[0]
 			if (cur is not None and not cur['_ended'] and
 			    '__GFP_NOWARN' in tm.group(2) and not NOT_A_SITE.match(site)):
-				sites = cur.setdefault('_sites', {})
+				sites = cur.setdefault('_tp_sites', {})
 				sites[site] = sites.get(site, 0) + 1
-				cur['_nowarn'] = cur.get('_nowarn', 0) + 1
+				cur['_tp_nowarn'] = cur.get('_tp_nowarn', 0) + 1
 			continue
 		if INFO.match(line):
 			open_splat = None
@@ -651,10 +712,12 @@ def parse_log(lines):
 	if every:
 		# A point whose fault printed no stack and named no site is
 		# unattributed: a __GFP_NOWARN page allocation (the fault
-		# injection says nothing, and mm_page_alloc has no call site),
-		# or a __GFP_NOWARN slab allocation whose call_site is an
-		# allocator helper (kmalloc_reserve(), kvmalloc()) rather than
-		# its caller. The figure says how much the count misses.
+		# injection says nothing, and an injected failure returns
+		# before mm_page_alloc), a __GFP_NOWARN slab one the allocator
+		# absorbed (trace_sites()), or, without the trace buffer's
+		# stacks, one whose call_site is an allocator helper
+		# (kmalloc_reserve(), kvmalloc()). The figure says how much
+		# the count misses.
 		progs = {p: {'distinct': len(v['sites']), 'points': v['points'],
 			     'unattributed': max(v['points'] - v['attributed'], 0)}
 			 for p, v in sorted(per_prog.items()) if v['sites'] or v['points']}
@@ -769,11 +832,21 @@ def judge(t):
 	log = t.pop('_log')
 	t.pop('_tail', None)
 	faults, sites = t.pop('_faults', 0), t.pop('_sites', {})
-	nowarn = t.pop('_nowarn', 0)
+	# The __GFP_NOWARN faults: from the trace buffer's stacks where the
+	# guest printed it, else from the call_site of the kmem tracepoints'
+	# printk lines (slab allocations only; an older guest).
+	tp_sites, tp_nowarn = t.pop('_tp_sites', {}), t.pop('_tp_nowarn', 0)
+	nowarn_sites = t.pop('_trace_sites', None)
+	nowarn = t.pop('_trace_nowarn', 0)
+	t.pop('_trace', None)
+	if nowarn_sites is None:
+		nowarn_sites, nowarn = tp_sites, tp_nowarn
+	sites = dict(sites)
+	for site, n in nowarn_sites.items():
+		sites[site] = sites.get(site, 0) + n
 	if faults or sites:
 		# Faults dumped, not points: the dump skips __GFP_NOWARN ones,
-		# which the kmem tracepoints name (nowarn_named) for slab
-		# allocations only.
+		# which the kmem tracepoints name (nowarn_named).
 		t['sites'] = {'faults_dumped': faults, 'nowarn_named': nowarn,
 			      'distinct': len(sites),
 			      'by_site': dict(sorted(sites.items()))}
@@ -1278,10 +1351,10 @@ def summary(run):
 	if run.get('sites'):
 		si = run['sites']
 		lines.append('call sites failed (--sites): %d distinct, %d dumped faults, '
-			     '%d __GFP_NOWARN slab faults named by the kmem tracepoints%s' %
+			     '%d __GFP_NOWARN faults named by the kmem tracepoints%s' %
 			     (si['distinct'], si['faults_dumped'], si.get('nowarn_named', 0),
 			      '; %d of %d fail-nth points unattributed (__GFP_NOWARN faults of the '
-			      'page allocator, or of a slab helper that names no caller)' %
+			      'page allocator, which no tracepoint sees, or that the slab absorbed)' %
 			      (si['unattributed'], si['points'])
 			      if si.get('points') else ''))
 		progs = si.get('by_program', {})

@@ -156,7 +156,7 @@ if [ "$PART" != vm ]; then
 	number failnth_sites "$(field "$WORK/sites/results.json" 'r["sites"]["distinct"]')" sites \
 		"distinct call sites failed, whole suite under --sites"
 	number failnth_nowarn_named "$(field "$WORK/sites/results.json" 'r["sites"]["nowarn_named"]')" faults \
-		"__GFP_NOWARN slab faults named by the kmem tracepoints"
+		"__GFP_NOWARN faults named by the kmem tracepoints' stacks"
 	number failnth_unattributed "$(field "$WORK/sites/results.json" 'r["sites"]["unattributed"]')" points \
 		"of $(field "$WORK/sites/results.json" 'r["sites"]["points"]') fail-nth points, no site named (__GFP_NOWARN)"
 
