@@ -4,12 +4,13 @@
  *
  * Each variant creates a process (fork, vfork, clone3 with a pidfd), runs a
  * new image (execve), makes a namespace (unshare), opens a pidfd or mounts
- * a tmpfs (with mount(), and with fsopen() and fsmount()), with every
- * failslab and fail_page_alloc point on its path made to fail in turn (see
- * failnth.h). The call must succeed or fail with an allowed errno. A
- * success leaves the effect whole: the child ran and exited 0 and was
- * reaped, the pidfd works, the new namespace or mount is there and usable;
- * a failure leaves no child, no namespace, no mount behind.
+ * a tmpfs (with mount(), and with fsopen() and fsmount()) or makes a
+ * cgroup, with every failslab and fail_page_alloc point on its path made
+ * to fail in turn (see failnth.h). The call must succeed or fail with an
+ * allowed errno. A success leaves the effect whole: the child ran and
+ * exited 0 and was reaped, the pidfd works, the new namespace, mount or
+ * cgroup is there and usable; a failure leaves no child, no namespace, no
+ * mount, no cgroup behind.
  *
  * execve() and unshare() change the caller, so they run in a child that
  * arms its own fail-nth (failnth_child.h); execve() is traced, so that the
@@ -40,6 +41,10 @@
 /* argv[1] that makes this program exit at once with EXEC_CODE. */
 #define EXEC_ARG "--failnth-exec-image"
 #define EXEC_CODE 42
+
+/* The cgroup v2 hierarchy, and the child the cgroup scenario makes in it. */
+#define CG_ROOT "/sys/fs/cgroup"
+#define CG_DIR CG_ROOT "/failnth-task"
 
 /* The private tmpfs the mount scenario mounts on, and its mount point. */
 #define MNT_BASE "/tmp"
@@ -148,6 +153,14 @@ static const int pidfd_errnos[] = { ENOMEM, 0 };
  */
 static const int mount_errnos[] = { ENOMEM, ENOSPC, 0 };
 
+/*
+ * mkdir of a cgroup: kernel/cgroup/cgroup.c:cgroup_mkdir() and its
+ * cgroup_create() and css_create() report every failed allocation (the
+ * cgroup, its kernfs directory and files, each controller's state) as
+ * ENOMEM (linux 6.12).
+ */
+static const int cgroup_errnos[] = { ENOMEM, 0 };
+
 /* The state of one scenario, shared by its callbacks. */
 struct task_state {
 	/* A child made by the action, not yet reaped; or the one prepared. */
@@ -164,6 +177,12 @@ struct task_state {
 	ino_t ns_before;
 	/* mount: the device of the mount point before. */
 	dev_t mnt_dev;
+	/*
+	 * cgroup: whether the parent gives its children the memory
+	 * controller, and the cgroup.procs of this process's own cgroup.
+	 */
+	bool cg_memory;
+	char cg_home[256];
 };
 
 /* Reaps a child the action did not, then resets the state. */
@@ -489,6 +508,72 @@ static int fsmount_action(void *arg)
 	return ret;
 }
 
+/*
+ * mkdir of a child cgroup: its kernfs directory and interface files, and
+ * the state of each controller the parent enables for it (the memory
+ * controller's counters, per-CPU statistics and LRU lists, ...).
+ */
+static int cgroup_action(void *arg)
+{
+	return mkdir(CG_DIR, 0755) ? -errno : 0;
+}
+
+/*
+ * A success: the cgroup with its interface files, the memory controller's
+ * among them where the parent enables it, and this process can join it
+ * (and go back to its own). A failure: no directory left.
+ */
+static bool cgroup_check(void *arg, int ret, char *why, size_t size)
+{
+	struct task_state *st = arg;
+	char pid[16];
+	int fd, err = 0;
+
+	if (ret < 0) {
+		if (access(CG_DIR, F_OK) && errno == ENOENT)
+			return true;
+		snprintf(why, size, "mkdir failed, yet %s is there", CG_DIR);
+		return false;
+	}
+	if (access(CG_DIR "/cgroup.procs", W_OK) ||
+	    (st->cg_memory && access(CG_DIR "/memory.max", R_OK))) {
+		snprintf(why, size, "the new cgroup lacks %s: %s",
+			 errno == ENOENT && st->cg_memory ?
+				 "an interface file" :
+				 "cgroup.procs",
+			 strerror(errno));
+		return false;
+	}
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	fd = open(CG_DIR "/cgroup.procs", O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, pid, strlen(pid)) < 0)
+		err = errno;
+	if (fd >= 0)
+		close(fd);
+	fd = open(st->cg_home, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, pid, strlen(pid)) < 0)
+		err = err ? err : errno;
+	if (fd >= 0)
+		close(fd);
+	if (err) {
+		snprintf(why, size, "moving into the new cgroup and back: %s",
+			 strerror(err));
+		return false;
+	}
+	return true;
+}
+
+static void cgroup_cleanup(struct __test_metadata *_metadata, void *arg,
+			   int ret)
+{
+	if (ret < 0)
+		return;
+	ASSERT_EQ(0, rmdir(CG_DIR))
+	{
+		TH_LOG("removing %s: %s", CG_DIR, strerror(errno));
+	}
+}
+
 /* execve() of this program, in a traced child. */
 
 static int exec_action(void *arg)
@@ -809,6 +894,18 @@ FIXTURE_VARIANT_ADD(task, pidfd_open) {
 };
 
 /* clang-format off */
+FIXTURE_VARIANT_ADD(task, cgroup_mkdir) {
+	/* clang-format on */
+	.op = {
+		.name = "cgroup_mkdir",
+		.allowed = cgroup_errnos,
+		.action = cgroup_action,
+		.check = cgroup_check,
+		.cleanup = cgroup_cleanup,
+	},
+};
+
+/* clang-format off */
 FIXTURE_VARIANT_ADD(task, mount_tmpfs) {
 	/* clang-format on */
 	.op = {
@@ -863,6 +960,46 @@ static void mount_base(struct __test_metadata *_metadata,
 	self->ctx.mnt_dev = sb.st_dev;
 }
 
+/*
+ * The cgroup scenario's base: the cgroup v2 hierarchy, where this process
+ * may make a child (it runs as root in the test's guest), and no
+ * CG_DIR yet.
+ */
+static void cgroup_base(struct __test_metadata *_metadata,
+			struct task_state *st)
+{
+	struct statfs sfs;
+	char ctl[256] = "";
+	int fd;
+	ssize_t len;
+
+	if (statfs(CG_ROOT, &sfs) || sfs.f_type != CGROUP2_SUPER_MAGIC)
+		SKIP(return, "no cgroup v2 hierarchy on %s", CG_ROOT);
+	if (access(CG_ROOT, W_OK))
+		SKIP(return, "%s is not writable: needs root", CG_ROOT);
+	ASSERT_NE(0, access(CG_DIR, F_OK))
+	{
+		TH_LOG("%s is there already: a run before left it", CG_DIR);
+	}
+	fd = open(CG_ROOT "/cgroup.subtree_control", O_RDONLY | O_CLOEXEC);
+	len = fd < 0 ? -1 : read(fd, ctl, sizeof(ctl) - 1);
+	if (fd >= 0)
+		close(fd);
+	ctl[len > 0 ? len : 0] = '\0';
+	st->cg_memory = !!strstr(ctl, "memory");
+	/* Where the check puts this process back: "0::/PATH" in cgroup v2. */
+	fd = open("/proc/self/cgroup", O_RDONLY | O_CLOEXEC);
+	len = fd < 0 ? -1 : read(fd, ctl, sizeof(ctl) - 1);
+	if (fd >= 0)
+		close(fd);
+	ASSERT_LT(3, len);
+	ctl[len] = '\0';
+	ctl[strcspn(ctl, "\n")] = '\0';
+	ASSERT_EQ(0, strncmp(ctl, "0::/", 4));
+	snprintf(st->cg_home, sizeof(st->cg_home), "%s%s/cgroup.procs", CG_ROOT,
+		 strcmp(ctl + 3, "/") ? ctl + 3 : "");
+}
+
 FIXTURE_SETUP(task)
 {
 	const char *missing = failnth_missing();
@@ -904,6 +1041,8 @@ FIXTURE_SETUP(task)
 	}
 	if (op->action == mount_action || op->action == fsmount_action)
 		mount_base(_metadata, self);
+	if (op->action == cgroup_action)
+		cgroup_base(_metadata, &self->ctx);
 }
 
 FIXTURE_TEARDOWN(task)
@@ -914,6 +1053,9 @@ FIXTURE_TEARDOWN(task)
 		umount2(MNT_DIR, MNT_DETACH);
 		EXPECT_EQ(0, umount2(MNT_BASE, MNT_DETACH));
 	}
+	/* What a point that ended in an ASSERT may have left. */
+	if (variant->op.action == cgroup_action)
+		rmdir(CG_DIR);
 }
 
 /*
