@@ -14,6 +14,8 @@
  *
  * The same scenarios run on both filesystems: FS_SCENARIO() adds each to
  * the tmpfs and the xfs fixture. Test names: failnth_fs.<fs>.<call>.<mode>.
+ * The xfs_mount fixture sweeps the mount of an XFS itself (tmpfs's is
+ * failnth_task's mount_tmpfs).
  *
  * On tmpfs a sweep's points are the same in every run, and both modes'
  * counts add up to the "both" count. On XFS they depend on which metadata
@@ -443,6 +445,148 @@ FAILNTH_SWEEP(tmpfs, SWEEP_TIMEOUT)
 FAILNTH_SWEEP(xfs, SWEEP_TIMEOUT)
 {
 	fs_sweep(_metadata, &self->fs, mode);
+}
+
+/*
+ * The mount of an XFS itself: xfs_fs_fill_super() and xfs_mountfs() (the
+ * superblock, per-CPU counters, workqueues, sysfs objects, the log and
+ * its recovery pass, the root inode) and, when a step fails, their
+ * unwinding. The device is formatted once; a failed mount must leave
+ * nothing mounted, a success a working filesystem, and after the sweep
+ * xfs_repair -n must find it consistent.
+ */
+#define XFS_MAGIC 0x58465342
+#define XFS_REPAIR "/usr/sbin/xfs_repair"
+
+struct mount_ctx {
+	const char *dev;
+	/* The device of FS_DIR when nothing is mounted on it. */
+	dev_t base_dev;
+};
+
+FIXTURE(xfs_mount)
+{
+	struct mount_ctx ctx;
+	bool formatted;
+};
+
+FIXTURE_SETUP(xfs_mount)
+{
+	struct mount_ctx *c = &self->ctx;
+	const char *why = failnth_missing();
+	struct stat sb;
+
+	c->dev = getenv("OOM_SCRATCH_DEV");
+	if (why)
+		SKIP(return, "%s", why);
+	if (access(XFS_REPAIR, X_OK))
+		SKIP(return, XFS_REPAIR " missing: install xfsprogs");
+	if (unshare(CLONE_NEWNS))
+		SKIP(return, "cannot unshare the mount namespace: %m");
+	ASSERT_EQ(0, mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
+	why = xfs_format(_metadata, c->dev);
+	if (why && *why)
+		SKIP(return, "%s", why);
+	ASSERT_EQ(NULL, why);
+	self->formatted = true;
+	ASSERT_EQ(0, stat(FS_DIR, &sb));
+	c->base_dev = sb.st_dev;
+}
+
+/* After the sweep: the filesystem the failed mounts left is consistent. */
+FIXTURE_TEARDOWN(xfs_mount)
+{
+	char *const repair[] = { XFS_REPAIR, "-n", (char *)self->ctx.dev,
+				 NULL };
+
+	/* The sweep restores the knobs itself; this covers an ASSERT. */
+	EXPECT_EQ(0, failnth_knobs_restore());
+	umount2(FS_DIR, MNT_DETACH);
+	if (!self->formatted)
+		return;
+	EXPECT_EQ(0, run_cmd(repair, 60))
+	{
+		TH_LOG("xfs_repair -n %s finds the filesystem damaged",
+		       self->ctx.dev);
+	}
+}
+
+static int xfs_mount_action(void *arg)
+{
+	struct mount_ctx *c = arg;
+
+	return mount(c->dev, FS_DIR, "xfs", 0, NULL) ? -errno : 0;
+}
+
+/*
+ * A success is an XFS on FS_DIR where a file can be written and read back;
+ * a failure left FS_DIR as it was, nothing mounted on it.
+ */
+static bool xfs_mount_check(void *arg, int ret, char *why, size_t size)
+{
+	struct mount_ctx *c = arg;
+	char buf[3] = "";
+	struct statfs sfs;
+	struct stat sb;
+	int fd;
+
+	if (stat(FS_DIR, &sb) || statfs(FS_DIR, &sfs)) {
+		snprintf(why, size, "looking at %s: %s", FS_DIR,
+			 strerror(errno));
+		return false;
+	}
+	if (ret < 0) {
+		if (sb.st_dev == c->base_dev)
+			return true;
+		snprintf(why, size,
+			 "mount failed, yet %s is mounted (type %#lx)", FS_DIR,
+			 (unsigned long)sfs.f_type);
+		return false;
+	}
+	if (sb.st_dev == c->base_dev || sfs.f_type != XFS_MAGIC) {
+		snprintf(why, size, "mount succeeded, but no XFS on %s",
+			 FS_DIR);
+		return false;
+	}
+	fd = open(FS_DIR "/file", O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0 || pwrite(fd, "ok", 2, 0) != 2 ||
+	    pread(fd, buf, 2, 0) != 2 || strcmp(buf, "ok") ||
+	    unlinkat(AT_FDCWD, FS_DIR "/file", 0)) {
+		snprintf(why, size, "the mounted XFS is not usable: %s",
+			 strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	close(fd);
+	return true;
+}
+
+static void xfs_mount_cleanup(struct __test_metadata *_metadata, void *arg,
+			      int ret)
+{
+	if (ret < 0)
+		return;
+	ASSERT_EQ(0, umount(FS_DIR))
+	{
+		TH_LOG("unmounting %s: %s", FS_DIR, strerror(errno));
+	}
+}
+
+/* Every point of the mount fails in turn; see above. */
+FAILNTH_SWEEP(xfs_mount, SWEEP_TIMEOUT)
+{
+	const struct failnth_scenario sc = {
+		.name = "xfs_mount",
+		.allowed = enomem_only,
+		.deadline_s = SWEEP_TIMEOUT - 10,
+		.arg = &self->ctx,
+		.action = xfs_mount_action,
+		.check = xfs_mount_check,
+		.cleanup = xfs_mount_cleanup,
+	};
+
+	failnth_sweep(_metadata, &sc, mode);
 }
 
 TEST_HARNESS_MAIN
