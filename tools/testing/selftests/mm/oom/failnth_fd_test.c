@@ -5,18 +5,21 @@
  * Each variant runs one call with every failslab and fail_page_alloc point
  * on its path made to fail in turn (see failnth.h): eventfd(),
  * epoll_create1(), epoll_ctl(EPOLL_CTL_ADD), signalfd(), timerfd_create()
- * with timerfd_settime(), inotify_init1() and inotify_add_watch(), and the
- * file locks of a new tmpfs file: flock(), an OFD lock, and the unlock of
- * an OFD lock's middle, which splits it in two. The call must succeed or
- * fail with an allowed errno. A success gives an object that works: the
- * counter reads back, the event is reported, the signal or the timer
- * arrives within a bounded wait, the lock holds off another open file
- * description (and the split leaves its two ends locked). A failure
+ * with timerfd_settime(), inotify_init1() and inotify_add_watch(), a new
+ * pty (open() of a devpts instance's ptmx), and the file locks of a new
+ * tmpfs file: flock(), an OFD lock, and the unlock of an OFD lock's
+ * middle, which splits it in two. The call must succeed or fail with an
+ * allowed errno. A success gives an object that works: the counter reads
+ * back, the event is reported, the signal or the timer arrives within a
+ * bounded wait, the pty carries a byte, the lock holds off another open
+ * file description (and the split leaves its two ends locked). A failure
  * creates no fd (the engine counts them), registers no watch or epoll
- * item, takes no lock and leaves a lock it was to split whole.
+ * item, leaves no pts, takes no lock and leaves a lock it was to split
+ * whole.
  */
 
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -29,6 +32,7 @@
 #include <sys/file.h>
 #include <sys/eventfd.h>
 #include <sys/inotify.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
@@ -60,12 +64,29 @@ static const int fd_errnos[] = { ENOMEM, 0 };
  */
 static const int setlk_errnos[] = { ENOMEM, ENOLCK, 0 };
 
+/*
+ * The pty variant's devpts instance, mounted on the tmpfs, and the bound on
+ * waiting for the byte the new pty carries.
+ */
+#define PTS_DIR TMPFS_DIR "/pts"
+#define PTY_WAIT_MS 1000
+
+/*
+ * Clean failures of opening ptmx: drivers/tty/pty.c:ptmx_open() and
+ * tty_init_dev() report a failed allocation (the index, the two
+ * tty_structs and their ports, the line discipline, the pts inode) as
+ * ENOMEM (linux 6.12).
+ */
+static const int pty_errnos[] = { ENOMEM, 0 };
+
 /* The file the lock variants lock, and the OFD lock's range. */
 #define LOCK_NAME "locked"
 #define LOCK_LEN 300
 
 /* Shared by the callbacks of a sweep; fds are -1 when closed. */
 struct fd_ctx {
+	/* The pty variant's devpts instance, mounted on PTS_DIR. */
+	bool pts_mounted;
 	/* Whether a success returns a new fd (the variant's). */
 	bool returns_fd;
 	/* The private tmpfs that inotify watches. */
@@ -610,6 +631,77 @@ static bool ofd_split_check(void *arg, int ret, char *why, size_t size)
 	return thirds_are(c, ret < 0 ? "LLL" : "L-L", why, size);
 }
 
+/*
+ * open() of the devpts instance's ptmx: a new pty pair, its index and its
+ * pts inode, both ttys and their line discipline.
+ */
+static int pty_action(void *arg)
+{
+	int fd = open(PTS_DIR "/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/* The names in the devpts instance but ptmx, in @buf: how many. */
+static int pts_entries(char *buf, size_t size)
+{
+	DIR *d = opendir(PTS_DIR);
+	struct dirent *de;
+	int nr = 0;
+
+	buf[0] = '\0';
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, "ptmx"))
+			continue;
+		snprintf(buf + strlen(buf), size - strlen(buf), " %s",
+			 de->d_name);
+		nr++;
+	}
+	closedir(d);
+	return nr;
+}
+
+/*
+ * A success is a master whose slave, once unlocked, opens, and carries a
+ * byte to it. A failure leaves no pts entry behind.
+ */
+static bool pty_check(void *arg, int ret, char *why, size_t size)
+{
+	struct pollfd p = { .fd = ret, .events = POLLIN };
+	char names[256], byte = 0;
+	int unlock = 0, idx = -1, slave, nr;
+
+	if (ret < 0) {
+		nr = pts_entries(names, sizeof(names));
+		if (!nr)
+			return true;
+		snprintf(why, size, "open of ptmx failed, yet %s has%s",
+			 PTS_DIR, nr < 0 ? " no listing" : names);
+		return false;
+	}
+	if (ioctl(ret, TIOCGPTN, &idx) || ioctl(ret, TIOCSPTLCK, &unlock)) {
+		snprintf(why, size, "the new master (fd %d): %s", ret,
+			 strerror(errno));
+		return false;
+	}
+	slave = ioctl(ret, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (slave < 0) {
+		snprintf(why, size, "opening pts %d: %s", idx, strerror(errno));
+		return false;
+	}
+	if (write(slave, "p", 1) != 1 || poll(&p, 1, PTY_WAIT_MS) != 1 ||
+	    read(ret, &byte, 1) != 1 || byte != 'p') {
+		snprintf(why, size, "pts %d carried no byte to its master: %s",
+			 idx, strerror(errno));
+		close(slave);
+		return false;
+	}
+	close(slave);
+	return true;
+}
+
 static void fd_close_all(struct fd_ctx *c)
 {
 	if (c->fd >= 0)
@@ -750,6 +842,19 @@ FIXTURE_VARIANT_ADD(fd_object, inotify_add_watch) {
 
 /* A fresh tmpfs for inotify to watch, in a private mount namespace. */
 /* clang-format off */
+FIXTURE_VARIANT_ADD(fd_object, pty) {
+	/* clang-format on */
+	.op = {
+		.name = "pty",
+		.action = pty_action,
+		.check = pty_check,
+		.allowed = pty_errnos,
+		.cleanup = fd_cleanup,
+	},
+	.returns_fd = true,
+};
+
+/* clang-format off */
 FIXTURE_VARIANT_ADD(fd_object, flock) {
 	/* clang-format on */
 	.op = {
@@ -798,6 +903,7 @@ FIXTURE_SETUP(fd_object)
 	c->fd = -1;
 	c->efd = -1;
 	c->masked = false;
+	c->pts_mounted = false;
 	c->returns_fd = variant->returns_fd;
 	if (missing)
 		SKIP(return, "%s", missing);
@@ -826,6 +932,20 @@ FIXTURE_SETUP(fd_object)
 			TH_LOG("opening %s: %s", TMPFS_DIR, strerror(err));
 		}
 	}
+	if (variant->op.action != pty_action)
+		return;
+	/* A devpts of the test's own: its ptys and indexes alone. */
+	ASSERT_EQ(0, mkdir(PTS_DIR, 0700));
+	if (mount("devpts", PTS_DIR, "devpts", 0, "ptmxmode=0600,mode=0600")) {
+		if (errno == ENODEV)
+			SKIP(return, "no devpts: needs CONFIG_UNIX98_PTYS");
+		ASSERT_EQ(0, errno)
+		{
+			TH_LOG("mounting devpts on %s: %s", PTS_DIR,
+			       strerror(errno));
+		}
+	}
+	c->pts_mounted = true;
 }
 
 FIXTURE_TEARDOWN(fd_object)
@@ -837,6 +957,8 @@ FIXTURE_TEARDOWN(fd_object)
 	fd_close_all(c);
 	if (c->masked)
 		EXPECT_EQ(0, sigprocmask(SIG_SETMASK, &c->old_mask, NULL));
+	if (c->pts_mounted)
+		EXPECT_EQ(0, umount2(PTS_DIR, MNT_DETACH));
 	if (c->dirfd >= 0) {
 		EXPECT_EQ(0, close(c->dirfd));
 		EXPECT_EQ(0, umount2(TMPFS_DIR, MNT_DETACH))
