@@ -15,7 +15,7 @@
  * The same scenarios run on both filesystems: FS_SCENARIO() adds each to
  * the tmpfs and the xfs fixture. Test names: failnth_fs.<fs>.<call>.<mode>.
  * The xfs_mount fixture sweeps the mount of an XFS itself (tmpfs's is
- * failnth_task's mount_tmpfs).
+ * failnth_task's mount_tmpfs), xfs_swapon the swapon() of a file on one.
  *
  * On tmpfs a sweep's points are the same in every run, and both modes'
  * counts add up to the "both" count. On XFS they depend on which metadata
@@ -32,6 +32,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/swap.h>
 #include <unistd.h>
 
 #include "failnth.h"
@@ -571,6 +572,146 @@ static void xfs_mount_cleanup(struct __test_metadata *_metadata, void *arg,
 	{
 		TH_LOG("unmounting %s: %s", FS_DIR, strerror(errno));
 	}
+}
+
+/*
+ * swapon() of a file on XFS: the swap_info_struct, the swap map and
+ * cluster info (vmalloc'ed), the per-CPU clusters, the swap extents that
+ * map the file (iomap's swapfile walk), the zswap trees and the swap
+ * cgroup map. The file is made once, its blocks written, with a version 1
+ * swap header; a success must list it in /proc/swaps, a failure must not.
+ */
+#define SWAP_FILE FS_DIR "/swap"
+#define SWAP_PAGES 256
+
+/* Whether /proc/swaps lists SWAP_FILE: 1, 0, or -errno. */
+static int swap_listed(void)
+{
+	char line[256];
+	FILE *f = fopen("/proc/swaps", "re");
+	int found = 0;
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, SWAP_FILE " ", strlen(SWAP_FILE " ")) ||
+		    !strncmp(line, SWAP_FILE "\t", strlen(SWAP_FILE "\t")))
+			found = 1;
+	fclose(f);
+	return found;
+}
+
+/* A swap file of SWAP_PAGES pages, every block written, on the XFS. */
+static int make_swap_file(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	static char buf[1 << 16];
+	uint32_t hdr[3] = { 1, SWAP_PAGES - 1, 0 };
+	size_t off;
+	int fd = open(SWAP_FILE, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+
+	if (fd < 0)
+		return -errno;
+	for (off = 0; off < (size_t)SWAP_PAGES * page; off += sizeof(buf))
+		if (pwrite(fd, buf, sizeof(buf), off) != sizeof(buf))
+			goto fail;
+	/* version, last_page, nr_badpages after the boot block, then magic. */
+	if (pwrite(fd, hdr, sizeof(hdr), 1024) != sizeof(hdr) ||
+	    pwrite(fd, "SWAPSPACE2", 10, page - 10) != 10 || fsync(fd))
+		goto fail;
+	close(fd);
+	return 0;
+fail:
+	close(fd);
+	return -errno;
+}
+
+FIXTURE(xfs_swapon)
+{
+	struct mount_ctx ctx;
+	bool mounted;
+};
+
+FIXTURE_SETUP(xfs_swapon)
+{
+	const char *dev = getenv("OOM_SCRATCH_DEV");
+	const char *why = failnth_missing();
+	int err;
+
+	if (why)
+		SKIP(return, "%s", why);
+	if (access("/proc/swaps", R_OK))
+		SKIP(return, "no /proc/swaps: needs CONFIG_SWAP");
+	ASSERT_EQ(0, swap_listed());
+	if (unshare(CLONE_NEWNS))
+		SKIP(return, "cannot unshare the mount namespace: %m");
+	ASSERT_EQ(0, mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
+	why = xfs_format(_metadata, dev);
+	if (why && *why)
+		SKIP(return, "%s", why);
+	ASSERT_EQ(NULL, why);
+	ASSERT_EQ(0, mount(dev, FS_DIR, "xfs", 0, NULL));
+	self->mounted = true;
+	err = make_swap_file();
+	ASSERT_EQ(0, err)
+	{
+		TH_LOG("making %s: %s", SWAP_FILE, strerror(-err));
+	}
+}
+
+FIXTURE_TEARDOWN(xfs_swapon)
+{
+	/* The sweep restores the knobs itself; this covers an ASSERT. */
+	EXPECT_EQ(0, failnth_knobs_restore());
+	if (swap_listed() > 0)
+		EXPECT_EQ(0, swapoff(SWAP_FILE));
+	if (self->mounted)
+		EXPECT_EQ(0, umount(FS_DIR));
+}
+
+static int swapon_action(void *arg)
+{
+	return swapon(SWAP_FILE, 0) ? -errno : 0;
+}
+
+static bool swapon_check(void *arg, int ret, char *why, size_t size)
+{
+	int listed = swap_listed(), want = ret >= 0;
+
+	if (listed == want)
+		return true;
+	snprintf(why, size, "swapon %s, but /proc/swaps %s it",
+		 ret < 0 ? "failed" : "succeeded",
+		 listed < 0 ? "cannot be read to list" :
+		 listed	    ? "lists" :
+			      "does not list");
+	return false;
+}
+
+static void swapon_cleanup(struct __test_metadata *_metadata, void *arg,
+			   int ret)
+{
+	if (ret < 0)
+		return;
+	ASSERT_EQ(0, swapoff(SWAP_FILE))
+	{
+		TH_LOG("swapoff %s: %s", SWAP_FILE, strerror(errno));
+	}
+}
+
+/* Every point of swapon() fails in turn; see above. */
+FAILNTH_SWEEP(xfs_swapon, SWEEP_TIMEOUT)
+{
+	const struct failnth_scenario sc = {
+		.name = "xfs_swapon",
+		.allowed = enomem_only,
+		.deadline_s = SWEEP_TIMEOUT - 10,
+		.action = swapon_action,
+		.check = swapon_check,
+		.cleanup = swapon_cleanup,
+	};
+
+	failnth_sweep(_metadata, &sc, mode);
 }
 
 /* Every point of the mount fails in turn; see above. */
