@@ -1498,6 +1498,8 @@ static int lose_block(const char *dir)
  */
 #define VERIFY_ONLY_FMT \
 	"# fio %s.%s verify_only: exit=%d errors=%lld verify_fail=%ld zero_kib=%lld read_kib=%lld written_kib=%lld secs=%.2f\n"
+#define VERIFY_OOM_FMT \
+	"# fio %s.%s verify_only: OOM-killed in tiny memory: the read-back is not verified\n"
 #define UNWRITTEN_FMT \
 	"# fio %s.%s: %lld KiB read back as zeros, the blocks fio did not write; the other %lld KiB verify\n"
 #define ZEROS_FMT \
@@ -1746,8 +1748,7 @@ static void fio_case(struct __test_metadata *_metadata,
 		 */
 		if (c == TINYMEM && v.status == 128 + SIGKILL &&
 		    fx_read_key("/proc/vmstat", "oom_kill") > vm_oom0) {
-			printf("# fio %s.%s verify_only: OOM-killed in tiny memory: the read-back is not verified\n",
-			       variant->job, cond_name[c]);
+			printf(VERIFY_OOM_FMT, variant->job, cond_name[c]);
 			run.verify_only = false;
 		}
 	}
