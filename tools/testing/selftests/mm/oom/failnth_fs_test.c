@@ -526,10 +526,9 @@ static int xfs_mount_action(void *arg)
 static bool xfs_mount_check(void *arg, int ret, char *why, size_t size)
 {
 	struct mount_ctx *c = arg;
-	char buf[3] = "";
 	struct statfs sfs;
 	struct stat sb;
-	int fd;
+	int err;
 
 	if (stat(FS_DIR, &sb) || statfs(FS_DIR, &sfs)) {
 		snprintf(why, size, "looking at %s: %s", FS_DIR,
@@ -549,17 +548,12 @@ static bool xfs_mount_check(void *arg, int ret, char *why, size_t size)
 			 FS_DIR);
 		return false;
 	}
-	fd = open(FS_DIR "/file", O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0 || pwrite(fd, "ok", 2, 0) != 2 ||
-	    pread(fd, buf, 2, 0) != 2 || strcmp(buf, "ok") ||
-	    unlinkat(AT_FDCWD, FS_DIR "/file", 0)) {
+	err = dir_usable(FS_DIR);
+	if (err) {
 		snprintf(why, size, "the mounted XFS is not usable: %s",
-			 strerror(errno));
-		if (fd >= 0)
-			close(fd);
+			 strerror(-err));
 		return false;
 	}
-	close(fd);
 	return true;
 }
 

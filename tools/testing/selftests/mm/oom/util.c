@@ -131,6 +131,25 @@ static int rm_one(const char *path, const struct stat *st, int type,
 	return remove(path) ? -1 : 0;
 }
 
+int dir_usable(const char *dir)
+{
+	char path[4096], buf[3] = "";
+	int fd, err = 0;
+
+	snprintf(path, sizeof(path), "%s/.usable", dir);
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	if (pwrite(fd, "ok", 2, 0) != 2 || pread(fd, buf, 2, 0) != 2)
+		err = errno ? -errno : -EIO;
+	else if (strcmp(buf, "ok"))
+		err = -EIO;
+	close(fd);
+	if (unlink(path) && !err)
+		err = -errno;
+	return err;
+}
+
 int rm_tree(const char *root)
 {
 	struct stat st;

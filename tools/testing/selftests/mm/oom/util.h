@@ -42,6 +42,12 @@ int mkfs_xfs(const char *dev);
  */
 int xfs_mount_fresh(const char *dev, const char *dir, char *why, size_t size);
 
+/*
+ * Whether a new file in @dir can be written, read back and removed: 0, -EIO
+ * if it read back other bytes, or -errno.
+ */
+int dir_usable(const char *dir);
+
 /* Removes @root and all below it: 0 once it is gone (or was), or -errno. */
 int rm_tree(const char *root);
 
