@@ -4,13 +4,14 @@
  *
  * Each variant creates a process (fork, vfork, clone3 with a pidfd), runs a
  * new image (execve), makes a namespace (unshare), opens a pidfd or mounts
- * a tmpfs (with mount(), and with fsopen() and fsmount()) or makes a
- * cgroup, with every failslab and fail_page_alloc point on its path made
- * to fail in turn (see failnth.h). The call must succeed or fail with an
- * allowed errno. A success leaves the effect whole: the child ran and
- * exited 0 and was reaped, the pidfd works, the new namespace, mount or
- * cgroup is there and usable; a failure leaves no child, no namespace, no
- * mount, no cgroup behind.
+ * a tmpfs (with mount(), and with fsopen() and fsmount()), a devpts
+ * instance or a FUSE filesystem, or makes a cgroup, with every failslab
+ * and fail_page_alloc point on its path made to fail in turn (see
+ * failnth.h). The call must succeed or fail with an allowed errno. A
+ * success leaves the effect whole: the child ran and exited 0 and was
+ * reaped, the pidfd works, the new namespace, mount or cgroup is there and
+ * usable; a failure leaves no child, no namespace, no mount, no cgroup
+ * behind.
  *
  * execve() and unshare() change the caller, so they run in a child that
  * arms its own fail-nth (failnth_child.h); execve() is traced, so that the
@@ -20,6 +21,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <linux/sched.h>
 #include <net/if.h>
 #include <sched.h>
@@ -29,6 +31,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/utsname.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -49,6 +52,8 @@
 /* The private tmpfs the mount scenario mounts on, and its mount point. */
 #define MNT_BASE "/tmp"
 #define MNT_DIR MNT_BASE "/failnth-mnt"
+/* The FUSE device node the fuse scenario makes on that tmpfs (10:229). */
+#define FUSE_DEV MNT_BASE "/fuse"
 
 /*
  * The new image of the execve scenario: this program, which exits before
@@ -154,6 +159,13 @@ static const int pidfd_errnos[] = { ENOMEM, 0 };
 static const int mount_errnos[] = { ENOMEM, ENOSPC, 0 };
 
 /*
+ * mount of a devpts instance or of a FUSE filesystem: fs/devpts/inode.c
+ * and fs/fuse/inode.c report every failed allocation of the superblock,
+ * the connection, the device and the root inode as ENOMEM (linux 6.12).
+ */
+static const int pseudo_mount_errnos[] = { ENOMEM, 0 };
+
+/*
  * mkdir of a cgroup: kernel/cgroup/cgroup.c:cgroup_mkdir() and its
  * cgroup_create() and css_create() report every failed allocation (the
  * cgroup, its kernfs directory and files, each controller's state) as
@@ -175,8 +187,15 @@ struct task_state {
 	int ns_flag;
 	const char *ns_name;
 	ino_t ns_before;
-	/* mount: the device of the mount point before. */
+	/*
+	 * mount: the device of the mount point before; the new filesystem's
+	 * magic, and a name its root must show (NULL: a file must be
+	 * writable there); fuse's FUSE device fd.
+	 */
 	dev_t mnt_dev;
+	long mnt_magic;
+	const char *mnt_probe;
+	int fuse_fd;
 	/*
 	 * cgroup: whether the parent gives its children the memory
 	 * controller, and the cgroup.procs of this process's own cgroup.
@@ -430,10 +449,9 @@ static int mount_action(void *arg)
 static bool mount_check(void *arg, int ret, char *why, size_t size)
 {
 	struct task_state *st = arg;
-	char buf[4] = "";
 	struct statfs sfs;
 	struct stat sb;
-	int m = mounted(), fd;
+	int m = mounted(), err;
 
 	if (m < 0 || stat(MNT_DIR, &sb) || statfs(MNT_DIR, &sfs)) {
 		snprintf(why, size, "looking at %s: %s", MNT_DIR,
@@ -448,22 +466,128 @@ static bool mount_check(void *arg, int ret, char *why, size_t size)
 		}
 		return true;
 	}
-	if (!m || sb.st_dev == st->mnt_dev || sfs.f_type != TMPFS_MAGIC) {
-		snprintf(why, size, "mount succeeded, but no new tmpfs on %s",
-			 MNT_DIR);
+	if (!m || sb.st_dev == st->mnt_dev || sfs.f_type != st->mnt_magic) {
+		snprintf(why, size, "mount succeeded, but no new %#lx on %s",
+			 st->mnt_magic, MNT_DIR);
 		return false;
 	}
-	fd = open(MNT_DIR "/file", O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd < 0 || pwrite(fd, "ok", 2, 0) != 2 ||
-	    pread(fd, buf, 2, 0) != 2 || strcmp(buf, "ok")) {
-		snprintf(why, size, "the new tmpfs is not usable: %s",
-			 strerror(errno));
-		if (fd >= 0)
-			close(fd);
+	if (st->mnt_probe) {
+		char path[256];
+
+		snprintf(path, sizeof(path), "%s/%s", MNT_DIR, st->mnt_probe);
+		err = access(path, F_OK) ? -errno : 0;
+	} else {
+		err = dir_usable(MNT_DIR);
+	}
+	if (err) {
+		snprintf(why, size, "the new filesystem is not usable: %s%s%s",
+			 st->mnt_probe ?: "", st->mnt_probe ? ": " : "",
+			 strerror(-err));
 		return false;
 	}
-	close(fd);
 	return true;
+}
+
+/* A devpts instance of its own (newinstance): its superblock, ptmx. */
+static int devpts_action(void *arg)
+{
+	return mount("failnth", MNT_DIR, "devpts", 0,
+		     "newinstance,ptmxmode=0600,mode=0600") ?
+		       -errno :
+		       0;
+}
+
+/* The filesystem type mountinfo gives MNT_DIR, in @type: 1, 0, -errno. */
+static int mounted_type(char *type, size_t size)
+{
+	char line[512], point[256], fstype[64];
+	const char *sep;
+	int found = 0;
+	FILE *f;
+
+	f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		sep = strstr(line, " - ");
+		if (sscanf(line, "%*d %*d %*s %*s %255s", point) == 1 &&
+		    !strcmp(point, MNT_DIR) && sep &&
+		    sscanf(sep + 3, "%63s", fstype) == 1) {
+			snprintf(type, size, "%s", fstype);
+			found = 1;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/* A fresh FUSE device fd for the point's mount, unarmed. */
+static void fuse_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct task_state *st = arg;
+
+	st->fuse_fd = open(FUSE_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, st->fuse_fd)
+	{
+		TH_LOG("opening %s: %s", FUSE_DEV, strerror(errno));
+	}
+}
+
+/*
+ * mount of a FUSE filesystem served by st->fuse_fd: the connection, its
+ * device and hash, the superblock and its bdi, the root inode, the INIT
+ * request (sent, not answered: nothing here serves it).
+ */
+static int fuse_action(void *arg)
+{
+	struct task_state *st = arg;
+	char opts[128];
+
+	snprintf(opts, sizeof(opts),
+		 "fd=%d,rootmode=40000,user_id=0,group_id=0", st->fuse_fd);
+	return mount("failnth", MNT_DIR, "fuse", 0, opts) ? -errno : 0;
+}
+
+/*
+ * A success: a fuse mount on MNT_DIR. A failure: none. Only mountinfo is
+ * asked: any call on the mount itself would wait for the INIT reply that
+ * no daemon sends.
+ */
+static bool fuse_check(void *arg, int ret, char *why, size_t size)
+{
+	char type[64] = "";
+	int m = mounted_type(type, sizeof(type));
+
+	if (m < 0) {
+		snprintf(why, size, "reading mountinfo: %s", strerror(-m));
+		return false;
+	}
+	if (ret < 0 && m) {
+		snprintf(why, size, "mount failed, yet %s is mounted (%s)",
+			 MNT_DIR, type);
+		return false;
+	}
+	if (ret >= 0 && (!m || strcmp(type, "fuse"))) {
+		snprintf(why, size, "mount succeeded, but %s has %s", MNT_DIR,
+			 m ? type : "no mount");
+		return false;
+	}
+	return true;
+}
+
+/* Unmounts a success and closes the connection's fd either way. */
+static void fuse_cleanup(struct __test_metadata *_metadata, void *arg, int ret)
+{
+	struct task_state *st = arg;
+
+	if (ret >= 0)
+		EXPECT_EQ(0, umount2(MNT_DIR, 0))
+		{
+			TH_LOG("unmounting %s: %s", MNT_DIR, strerror(errno));
+		}
+	if (st->fuse_fd >= 0)
+		close(st->fuse_fd);
+	st->fuse_fd = -1;
 }
 
 static void mount_cleanup(struct __test_metadata *_metadata, void *arg, int ret)
@@ -735,6 +859,9 @@ FIXTURE_VARIANT(task)
 	/* unshare: the flag and its /proc/self/ns entry. */
 	int ns_flag;
 	const char *ns_name;
+	/* mount: the new filesystem's magic, and a name its root shows. */
+	long mnt_magic;
+	const char *mnt_probe;
 };
 
 /* clang-format off */
@@ -915,6 +1042,34 @@ FIXTURE_VARIANT_ADD(task, mount_tmpfs) {
 		.check = mount_check,
 		.cleanup = mount_cleanup,
 	},
+	.mnt_magic = TMPFS_MAGIC,
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(task, mount_devpts) {
+	/* clang-format on */
+	.op = {
+		.name = "mount_devpts",
+		.allowed = pseudo_mount_errnos,
+		.action = devpts_action,
+		.check = mount_check,
+		.cleanup = mount_cleanup,
+	},
+	.mnt_magic = DEVPTS_SUPER_MAGIC,
+	.mnt_probe = "ptmx",
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(task, mount_fuse) {
+	/* clang-format on */
+	.op = {
+		.name = "mount_fuse",
+		.allowed = pseudo_mount_errnos,
+		.prepare = fuse_prepare,
+		.action = fuse_action,
+		.check = fuse_check,
+		.cleanup = fuse_cleanup,
+	},
 };
 
 /* clang-format off */
@@ -927,6 +1082,7 @@ FIXTURE_VARIANT_ADD(task, fsmount_tmpfs) {
 		.check = mount_check,
 		.cleanup = mount_cleanup,
 	},
+	.mnt_magic = TMPFS_MAGIC,
 };
 
 /*
@@ -1009,6 +1165,7 @@ FIXTURE_SETUP(task)
 	ssize_t len;
 
 	self->ctx.pidfd = -1;
+	self->ctx.fuse_fd = -1;
 	self->ctx.status = -1;
 	self->ctx.ns_flag = variant->ns_flag;
 	self->ctx.ns_name = variant->ns_name;
@@ -1039,8 +1196,21 @@ FIXTURE_SETUP(task)
 		if (fd >= 0)
 			close(fd);
 	}
-	if (op->action == mount_action || op->action == fsmount_action)
+	self->ctx.mnt_magic = variant->mnt_magic;
+	self->ctx.mnt_probe = variant->mnt_probe;
+	if (op->action == mount_action || op->action == fsmount_action ||
+	    op->action == devpts_action || op->action == fuse_action)
 		mount_base(_metadata, self);
+	if (op->action == fuse_action) {
+		int fd;
+
+		/* Its own node: /dev may be a host's, without one. */
+		ASSERT_EQ(0, mknod(FUSE_DEV, S_IFCHR | 0600, makedev(10, 229)));
+		fd = open(FUSE_DEV, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			SKIP(return, "no FUSE device: needs CONFIG_FUSE_FS");
+		close(fd);
+	}
 	if (op->action == cgroup_action)
 		cgroup_base(_metadata, &self->ctx);
 }
