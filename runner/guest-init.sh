@@ -99,7 +99,7 @@ trace_dump()
 {
 	[ "${FAILNTH_SITES:-0}" = 1 ] && [ -w "$tracing/trace" ] || return 0
 	echo "TOOSMALL:TRACE $1"
-	grep -v '^#' "$tracing/trace"
+	timeout -k 5 30 grep -v '^#' "$tracing/trace"
 	echo "TOOSMALL:TRACE_END $1"
 	: >"$tracing/trace"
 }
