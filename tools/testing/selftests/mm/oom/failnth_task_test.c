@@ -417,26 +417,39 @@ static void pidfd_cleanup(struct __test_metadata *_metadata, void *arg, int ret)
 	task_cleanup(_metadata, arg, ret);
 }
 
-/* mount of a fresh tmpfs on MNT_DIR, in the test's own mount namespace. */
-
-/* Whether /proc/self/mountinfo has a mount on MNT_DIR: 1, 0, or -errno. */
-static int mounted(void)
+/* The filesystem type mountinfo gives MNT_DIR, in @type: 1, 0, -errno. */
+static int mounted_type(char *type, size_t size)
 {
-	char line[512], point[256];
+	char line[512], point[256], fstype[64];
+	const char *sep;
 	int found = 0;
 	FILE *f;
 
 	f = fopen("/proc/self/mountinfo", "re");
 	if (!f)
 		return -errno;
-	while (fgets(line, sizeof(line), f))
+	while (fgets(line, sizeof(line), f)) {
+		sep = strstr(line, " - ");
 		if (sscanf(line, "%*d %*d %*s %*s %255s", point) == 1 &&
-		    !strcmp(point, MNT_DIR))
+		    !strcmp(point, MNT_DIR) && sep &&
+		    sscanf(sep + 3, "%63s", fstype) == 1) {
+			snprintf(type, size, "%s", fstype);
 			found = 1;
+		}
+	}
 	fclose(f);
 	return found;
 }
 
+/* Whether mountinfo has a mount on MNT_DIR: 1, 0, or -errno. */
+static int mounted(void)
+{
+	char type[64];
+
+	return mounted_type(type, sizeof(type));
+}
+
+/* mount of a fresh tmpfs on MNT_DIR, in the test's own mount namespace. */
 static int mount_action(void *arg)
 {
 	return mount("failnth", MNT_DIR, "tmpfs", 0, "size=1m") ? -errno : 0;
@@ -495,30 +508,6 @@ static int devpts_action(void *arg)
 		     "newinstance,ptmxmode=0600,mode=0600") ?
 		       -errno :
 		       0;
-}
-
-/* The filesystem type mountinfo gives MNT_DIR, in @type: 1, 0, -errno. */
-static int mounted_type(char *type, size_t size)
-{
-	char line[512], point[256], fstype[64];
-	const char *sep;
-	int found = 0;
-	FILE *f;
-
-	f = fopen("/proc/self/mountinfo", "re");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		sep = strstr(line, " - ");
-		if (sscanf(line, "%*d %*d %*s %*s %255s", point) == 1 &&
-		    !strcmp(point, MNT_DIR) && sep &&
-		    sscanf(sep + 3, "%63s", fstype) == 1) {
-			snprintf(type, size, "%s", fstype);
-			found = 1;
-		}
-	}
-	fclose(f);
-	return found;
 }
 
 /* A fresh FUSE device fd for the point's mount, unarmed. */
