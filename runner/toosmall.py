@@ -1196,6 +1196,9 @@ def load_known(path):
 						 'release=GLOB, each with an optional @uml or @qemu '
 						 'and :default or :debug, or several joined by ","' %
 						 (where, KNOWN_FORMAT, kernels))
+			if not re.fullmatch(r'F\d+(\+F\d+)*', fid):
+				raise SystemExit('%s: %s: FINDING %r is not F<n>, or several joined '
+						 'by "+"' % (where, KNOWN_FORMAT, fid))
 			if not rest.startswith('/'):
 				# Without one, any failure of the test would be
 				# excused, a new bug with it.
