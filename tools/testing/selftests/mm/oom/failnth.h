@@ -129,7 +129,7 @@ struct failnth_scenario {
 	int (*action)(void *arg);
 	/* Whether the effect matches @ret; if not, what it found in @why. */
 	bool (*check)(void *arg, int ret, char *why, size_t size);
-	/* Undoes the effect of @ret, without injection. */
+	/* Undoes the effect of @ret, without injection. Optional. */
 	void (*cleanup)(struct __test_metadata *_metadata, void *arg, int ret);
 	/* After cleanup: whether nothing was lost. Optional. */
 	bool (*settled)(void *arg, char *why, size_t size);
@@ -826,7 +826,8 @@ static int failnth_point(struct __test_metadata *_metadata,
 	more[0] = '\0';
 	ok = failnth_also(ok, sc->check(sc->arg, ret, more, sizeof(more)), why,
 			  sizeof(why), more);
-	sc->cleanup(_metadata, sc->arg, ret);
+	if (sc->cleanup)
+		sc->cleanup(_metadata, sc->arg, ret);
 	if (sc->settled) {
 		more[0] = '\0';
 		ok = failnth_also(ok, sc->settled(sc->arg, more, sizeof(more)),
@@ -906,7 +907,8 @@ static int failnth_lie_point(struct __test_metadata *_metadata,
 		       FAILNTH_PROC, strerror(-armed));
 	}
 	if (armed) {
-		sc->cleanup(_metadata, sc->arg, -ENOMEM);
+		if (sc->cleanup)
+			sc->cleanup(_metadata, sc->arg, -ENOMEM);
 		return INT_MIN;
 	}
 	ret = sc->action(sc->arg);
@@ -936,7 +938,8 @@ static int failnth_lie_point(struct __test_metadata *_metadata,
 		ok = failnth_no_child(why, size);
 	if (ok)
 		ok = sc->check(sc->arg, lie, why, size);
-	sc->cleanup(_metadata, sc->arg, ret);
+	if (sc->cleanup)
+		sc->cleanup(_metadata, sc->arg, ret);
 	*caught = !ok;
 	return armed < 0 ? INT_MIN : ret;
 }
