@@ -57,11 +57,18 @@ struct fs_xfs_eofblocks {
 /* Bound on a directory listing in names_in(). */
 #define FS_NAMES_SIZE 4096
 
+/* The filesystems the per-call scenarios run on. */
+enum fs_kind {
+	FS_TMPFS,
+	FS_XFS,
+	FS_EXT4,
+};
+
 /* The filesystem of a sweep, shared by a scenario's callbacks. */
 struct fs_ctx {
 	/* The root of the fresh filesystem. */
 	int dirfd;
-	bool xfs;
+	enum fs_kind kind;
 	/* When fresh: free inodes and blocks, and the root's links. */
 	struct statfs fresh;
 	struct stat fresh_root;
@@ -93,7 +100,7 @@ struct fs_op {
 	/* A success returns an fd to close. */
 	bool returns_fd;
 	/* Clean errnos, 0-terminated, each with its source; NULL: ENOMEM. */
-	const int *tmpfs_errnos, *xfs_errnos;
+	const int *tmpfs_errnos;
 	/* Why tmpfs has no injection point on this path, to skip there. */
 	const char *tmpfs_skip;
 	/* Why a success leaves nothing to tell from a failure (failnth.h). */
@@ -369,7 +376,8 @@ static int fs_statfs(struct fs_ctx *fs, struct statfs *sfs)
 		.eof_flags = FS_XFS_EOF_FLAGS_SYNC,
 	};
 
-	if (fs->xfs && ioctl(fs->dirfd, FS_XFS_IOC_FREE_EOFBLOCKS, &eofb))
+	if (fs->kind == FS_XFS &&
+	    ioctl(fs->dirfd, FS_XFS_IOC_FREE_EOFBLOCKS, &eofb))
 		return -errno;
 	return fstatfs(fs->dirfd, sfs) ? -errno : 0;
 }

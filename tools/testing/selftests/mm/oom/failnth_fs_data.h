@@ -186,7 +186,7 @@ static bool check_fallocate(struct fs_ctx *fs, int ret, char *why, size_t size)
 		return false;
 	}
 	if (ret < 0) {
-		if (!fs->xfs && st.st_blocks != fs->blocks_a) {
+		if (fs->kind == FS_TMPFS && st.st_blocks != fs->blocks_a) {
 			snprintf(why, size, "a has %lld blocks, had %lld",
 				 (long long)st.st_blocks,
 				 (long long)fs->blocks_a);

@@ -124,8 +124,8 @@ static bool check_open_creat(struct fs_ctx *fs, int ret, char *why, size_t size)
  * A directory whose inode chunk is full, so that the next create needs a
  * new one: XFS allocates inodes 64 to a chunk and the root's chunk is the
  * first, so fill it until an inode number ends a chunk (60 files on a
- * fresh filesystem). tmpfs has no chunks; it gets 60 files all the same.
- * chunk_names lists them as fs_names() does.
+ * fresh filesystem). tmpfs and ext4 have no chunks; they get 60 files
+ * all the same. chunk_names lists them as fs_names() does.
  */
 #define CHUNK_FILES_MAX 192
 
@@ -145,7 +145,7 @@ static void prep_full_chunk(struct __test_metadata *_metadata,
 		ASSERT_EQ(0, fstatat(fs->dirfd, name, &st, 0));
 		used += snprintf(chunk_names + used, sizeof(chunk_names) - used,
 				 "%s%s", i ? "," : "", name);
-		if (fs->xfs ? st.st_ino % 64 == 63 : i == 59)
+		if (fs->kind == FS_XFS ? st.st_ino % 64 == 63 : i == 59)
 			return;
 	}
 	ASSERT_TRUE(false)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Filesystem calls while their small allocations fail, one at a time, on a
- * fresh tmpfs and on a fresh XFS.
+ * fresh tmpfs, a fresh XFS and a fresh ext4.
  *
  * Each variant is one call (create, remove, rename, link, symlink, list,
  * truncate, fallocate, write, fsync, xattrs) on a few files that prepare
@@ -12,27 +12,32 @@
  * failure leaves everything as it was. Once cleaned up, the filesystem has
  * as many free inodes and blocks as when fresh, and no fd is leaked.
  *
- * The same scenarios run on both filesystems: FS_SCENARIO() adds each to
- * the tmpfs and the xfs fixture. Test names: failnth_fs.<fs>.<call>.<mode>.
- * The xfs_mount fixture sweeps the mount of an XFS itself (tmpfs's is
- * failnth_task's mount_tmpfs), xfs_swapon the swapon() of a file on one.
+ * The same scenarios run on every filesystem: FS_SCENARIO() adds each to
+ * the tmpfs, xfs and ext4 fixtures. Test names:
+ * failnth_fs.<fs>.<call>.<mode>. The xfs_mount and ext4_mount fixtures
+ * sweep the mount itself (tmpfs's is failnth_task's mount_tmpfs),
+ * xfs_swapon the swapon() of a file on an XFS.
  *
  * On tmpfs a sweep's points are the same in every run, and both modes'
- * counts add up to the "both" count. On XFS they depend on which metadata
- * blocks the buffer cache already holds: a block read from the disk makes
- * allocations (xfs_buf_read_map() down to ubd_queue_rq()) that a cached one
- * does not, and the points before decide what is cached.
+ * counts add up to the "both" count. On XFS and ext4 they depend on which
+ * metadata blocks the buffer cache already holds: a block read from the
+ * disk makes allocations (xfs_buf_read_map() or the buffer heads' pages,
+ * down to ubd_queue_rq()) that a cached one does not, and the points
+ * before decide what is cached.
  */
 
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/loop.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/swap.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "failnth.h"
@@ -64,6 +69,11 @@ FIXTURE(xfs)
 	struct fs_ctx fs;
 };
 
+FIXTURE(ext4)
+{
+	struct fs_ctx fs;
+};
+
 FIXTURE_VARIANT(tmpfs)
 {
 	const struct fs_op *op;
@@ -74,15 +84,20 @@ FIXTURE_VARIANT(xfs)
 	const struct fs_op *op;
 };
 
-/*
- * One scenario's fs_op; a variant of each fixture below runs it, on
- * tmpfs and on XFS.
- */
+FIXTURE_VARIANT(ext4)
+{
+	const struct fs_op *op;
+};
+
+/* One scenario's fs_op, and a variant of each fixture that runs it. */
 /* clang-format off */
 #define FS_SCENARIO(_name, ...)						\
 	static const struct fs_op fs_op_##_name = {			\
 		.name = #_name, __VA_ARGS__				\
-	}
+	};								\
+	FIXTURE_VARIANT_ADD(tmpfs, _name) { .op = &fs_op_##_name };	\
+	FIXTURE_VARIANT_ADD(xfs, _name) { .op = &fs_op_##_name };	\
+	FIXTURE_VARIANT_ADD(ext4, _name) { .op = &fs_op_##_name }
 /* clang-format on */
 
 /* A query changes nothing: its success and failure leave the same state. */
@@ -91,101 +106,63 @@ FIXTURE_VARIANT(xfs)
 /* clang-format off */
 FS_SCENARIO(open_creat, .action = act_open_creat, .check = check_open_creat,
 	    .returns_fd = true, .tmpfs_errnos = tmpfs_create_errnos);
-FIXTURE_VARIANT_ADD(tmpfs, open_creat) { .op = &fs_op_open_creat };
-FIXTURE_VARIANT_ADD(xfs, open_creat) { .op = &fs_op_open_creat };
 
 FS_SCENARIO(create_new_chunk, .prepare = prep_full_chunk,
 	    .action = act_open_creat, .check = check_create_new_chunk,
 	    .returns_fd = true, .tmpfs_errnos = tmpfs_create_errnos);
-FIXTURE_VARIANT_ADD(tmpfs, create_new_chunk) { .op = &fs_op_create_new_chunk };
-FIXTURE_VARIANT_ADD(xfs, create_new_chunk) { .op = &fs_op_create_new_chunk };
 
 FS_SCENARIO(mkdir, .action = act_mkdir, .check = check_mkdir,
 	    .tmpfs_errnos = tmpfs_create_errnos);
-FIXTURE_VARIANT_ADD(tmpfs, mkdir) { .op = &fs_op_mkdir };
-FIXTURE_VARIANT_ADD(xfs, mkdir) { .op = &fs_op_mkdir };
 
 FS_SCENARIO(rmdir, .prepare = prep_d, .action = act_rmdir,
 	    .check = check_rmdir);
-FIXTURE_VARIANT_ADD(tmpfs, rmdir) { .op = &fs_op_rmdir };
-FIXTURE_VARIANT_ADD(xfs, rmdir) { .op = &fs_op_rmdir };
 
 FS_SCENARIO(unlink, .prepare = prep_a, .action = act_unlink,
 	    .check = check_unlink);
-FIXTURE_VARIANT_ADD(tmpfs, unlink) { .op = &fs_op_unlink };
-FIXTURE_VARIANT_ADD(xfs, unlink) { .op = &fs_op_unlink };
 
 FS_SCENARIO(rename, .prepare = prep_ab, .action = act_rename,
 	    .check = check_rename);
-FIXTURE_VARIANT_ADD(tmpfs, rename) { .op = &fs_op_rename };
-FIXTURE_VARIANT_ADD(xfs, rename) { .op = &fs_op_rename };
 
 FS_SCENARIO(rename_exchange, .prepare = prep_ab,
 	    .action = act_rename_exchange, .check = check_rename_exchange);
-FIXTURE_VARIANT_ADD(tmpfs, rename_exchange) { .op = &fs_op_rename_exchange };
-FIXTURE_VARIANT_ADD(xfs, rename_exchange) { .op = &fs_op_rename_exchange };
 
 FS_SCENARIO(link, .prepare = prep_a, .action = act_link,
 	    .check = check_link);
-FIXTURE_VARIANT_ADD(tmpfs, link) { .op = &fs_op_link };
-FIXTURE_VARIANT_ADD(xfs, link) { .op = &fs_op_link };
 
 FS_SCENARIO(symlink, .action = act_symlink, .check = check_symlink,
 	    .tmpfs_errnos = tmpfs_create_errnos);
-FIXTURE_VARIANT_ADD(tmpfs, symlink) { .op = &fs_op_symlink };
-FIXTURE_VARIANT_ADD(xfs, symlink) { .op = &fs_op_symlink };
 
 FS_SCENARIO(symlink_short, .action = act_symlink_short,
 	    .check = check_symlink_short, .tmpfs_errnos = tmpfs_create_errnos);
-FIXTURE_VARIANT_ADD(tmpfs, symlink_short) { .op = &fs_op_symlink_short };
-FIXTURE_VARIANT_ADD(xfs, symlink_short) { .op = &fs_op_symlink_short };
 
 FS_SCENARIO(readlink, .prepare = prep_s, .action = act_readlink,
 	    .check = check_readlink, .full = LINK_LONG_LEN,
 	    .success_unseen = QUERY);
-FIXTURE_VARIANT_ADD(tmpfs, readlink) { .op = &fs_op_readlink };
-FIXTURE_VARIANT_ADD(xfs, readlink) { .op = &fs_op_readlink };
 
 FS_SCENARIO(getdents, .prepare = prep_dents, .action = act_getdents,
 	    .check = check_getdents, .full = DENTS_NR + 2,
 	    .success_unseen = QUERY);
-FIXTURE_VARIANT_ADD(tmpfs, getdents) { .op = &fs_op_getdents };
-FIXTURE_VARIANT_ADD(xfs, getdents) { .op = &fs_op_getdents };
 
 FS_SCENARIO(truncate_grow, .prepare = prep_a, .action = act_truncate_grow,
 	    .check = check_truncate_grow);
-FIXTURE_VARIANT_ADD(tmpfs, truncate_grow) { .op = &fs_op_truncate_grow };
-FIXTURE_VARIANT_ADD(xfs, truncate_grow) { .op = &fs_op_truncate_grow };
 
 FS_SCENARIO(truncate_shrink, .prepare = prep_long_a,
 	    .action = act_truncate_shrink, .check = check_truncate_shrink);
-FIXTURE_VARIANT_ADD(tmpfs, truncate_shrink) { .op = &fs_op_truncate_shrink };
-FIXTURE_VARIANT_ADD(xfs, truncate_shrink) { .op = &fs_op_truncate_shrink };
 
 FS_SCENARIO(fallocate, .prepare = prep_a_open, .action = act_fallocate,
 	    .check = check_fallocate);
-FIXTURE_VARIANT_ADD(tmpfs, fallocate) { .op = &fs_op_fallocate };
-FIXTURE_VARIANT_ADD(xfs, fallocate) { .op = &fs_op_fallocate };
 
 FS_SCENARIO(write_4k, .prepare = prep_write, .action = act_write,
 	    .check = check_write, .full = 4096);
-FIXTURE_VARIANT_ADD(tmpfs, write_4k) { .op = &fs_op_write_4k };
-FIXTURE_VARIANT_ADD(xfs, write_4k) { .op = &fs_op_write_4k };
 
 FS_SCENARIO(write_64k, .prepare = prep_write, .action = act_write,
 	    .check = check_write, .full = 64 * 1024);
-FIXTURE_VARIANT_ADD(tmpfs, write_64k) { .op = &fs_op_write_64k };
-FIXTURE_VARIANT_ADD(xfs, write_64k) { .op = &fs_op_write_64k };
 
 FS_SCENARIO(write_1m, .prepare = prep_write, .action = act_write,
 	    .check = check_write, .full = 1024 * 1024);
-FIXTURE_VARIANT_ADD(tmpfs, write_1m) { .op = &fs_op_write_1m };
-FIXTURE_VARIANT_ADD(xfs, write_1m) { .op = &fs_op_write_1m };
 
 FS_SCENARIO(pwritev, .prepare = prep_write, .action = act_pwritev,
 	    .check = check_write, .full = PWRITEV_LEN);
-FIXTURE_VARIANT_ADD(tmpfs, pwritev) { .op = &fs_op_pwritev };
-FIXTURE_VARIANT_ADD(xfs, pwritev) { .op = &fs_op_pwritev };
 
 FS_SCENARIO(fsync, .prepare = prep_fsync, .action = act_fsync,
 	    .check = check_fsync,
@@ -193,31 +170,90 @@ FS_SCENARIO(fsync, .prepare = prep_fsync, .action = act_fsync,
 	    .success_unseen = "data reads back after a failed fsync too",
 	    /* mm/shmem.c: shmem_file_operations has .fsync = noop_fsync. */
 	    .tmpfs_skip = "tmpfs fsync is noop_fsync: no allocation to fail");
-FIXTURE_VARIANT_ADD(tmpfs, fsync) { .op = &fs_op_fsync };
-FIXTURE_VARIANT_ADD(xfs, fsync) { .op = &fs_op_fsync };
 
 FS_SCENARIO(setxattr, .prepare = prep_keep, .action = act_setxattr,
 	    .check = check_setxattr);
-FIXTURE_VARIANT_ADD(tmpfs, setxattr) { .op = &fs_op_setxattr };
-FIXTURE_VARIANT_ADD(xfs, setxattr) { .op = &fs_op_setxattr };
 
 FS_SCENARIO(getxattr, .prepare = prep_keep_big, .action = act_getxattr,
 	    .check = check_getxattr, .full = XATTR_LEN,
 	    .success_unseen = QUERY);
-FIXTURE_VARIANT_ADD(tmpfs, getxattr) { .op = &fs_op_getxattr };
-FIXTURE_VARIANT_ADD(xfs, getxattr) { .op = &fs_op_getxattr };
 
 FS_SCENARIO(listxattr, .prepare = prep_four, .action = act_listxattr,
 	    .check = check_listxattr, .full = LIST_LEN,
 	    .success_unseen = QUERY);
-FIXTURE_VARIANT_ADD(tmpfs, listxattr) { .op = &fs_op_listxattr };
-FIXTURE_VARIANT_ADD(xfs, listxattr) { .op = &fs_op_listxattr };
 
 FS_SCENARIO(removexattr, .prepare = prep_keep_big,
 	    .action = act_removexattr, .check = check_removexattr);
-FIXTURE_VARIANT_ADD(tmpfs, removexattr) { .op = &fs_op_removexattr };
-FIXTURE_VARIANT_ADD(xfs, removexattr) { .op = &fs_op_removexattr };
 /* clang-format on */
+
+/* A filesystem made on the scratch device, and the tools that make it. */
+struct disk_fs {
+	const char *type;
+	unsigned long magic;
+	/* mkfs, then a read-only check; DISK_DEV stands for the device. */
+	const char *const *mkfs, *const *fsck;
+	/* Why a test skips without the tools, or without the kernel's. */
+	const char *no_tools, *no_kernel;
+};
+
+#define DISK_DEV "@dev"
+#define XFS_MAGIC 0x58465342
+#define EXT4_MAGIC 0xef53
+
+/* clang-format off */
+/* -K: no discard pass (UML ubd: up to 3.8 s a mkfs without, < 0.25 s with) */
+static const char *const xfs_mkfs[] = {
+	"mkfs.xfs", "-f", "-q", "-K", DISK_DEV, NULL
+};
+
+static const char *const xfs_fsck[] = { "xfs_repair", "-n", DISK_DEV, NULL };
+/* clang-format on */
+
+static const struct disk_fs disk_xfs = {
+	.type = "xfs",
+	.magic = XFS_MAGIC,
+	.mkfs = xfs_mkfs,
+	.fsck = xfs_fsck,
+	.no_tools = "mkfs.xfs or xfs_repair not found: install xfsprogs",
+	.no_kernel = "XFS missing: needs CONFIG_XFS_FS",
+};
+
+/*
+ * 64 MB of the device: a quick mkfs and e2fsck. The inode tables and the
+ * journal are written by mkfs, so that no ext4lazyinit thread writes them
+ * in the background of a sweep. ea_inode: an xattr value larger than a
+ * block (the scenarios' user.big) goes in an inode of its own.
+ */
+/* clang-format off */
+static const char *const ext4_mkfs[] = {
+	"mkfs.ext4", "-F", "-q", "-O", "ea_inode", "-E",
+	"nodiscard,lazy_itable_init=0,lazy_journal_init=0", DISK_DEV, "64M",
+	NULL
+};
+
+static const char *const ext4_fsck[] = { "e2fsck", "-f", "-n", DISK_DEV, NULL };
+/* clang-format on */
+
+static const struct disk_fs disk_ext4 = {
+	.type = "ext4",
+	.magic = EXT4_MAGIC,
+	.mkfs = ext4_mkfs,
+	.fsck = ext4_fsck,
+	.no_tools = "mkfs.ext4 or e2fsck not found: install e2fsprogs",
+	.no_kernel = "ext4 missing: needs CONFIG_EXT4_FS",
+};
+
+/* Runs @tmpl with DISK_DEV replaced by @dev: run_cmd()'s value. */
+static int disk_run(const char *const *tmpl, const char *dev)
+{
+	char *argv[16];
+	int i;
+
+	for (i = 0; tmpl[i] && i < 15; i++)
+		argv[i] = (char *)(strcmp(tmpl[i], DISK_DEV) ? tmpl[i] : dev);
+	argv[i] = NULL;
+	return run_cmd(argv, 60);
+}
 
 /* Skip reasons too long for a return line. */
 #define REASON_NO_DEV \
@@ -226,11 +262,9 @@ FIXTURE_VARIANT_ADD(xfs, removexattr) { .op = &fs_op_removexattr };
 	"OOM_SCRATCH_DEV is not a block device: set it to a spare one of >= 300 MB that may be formatted"
 
 /* Formats the scratch device, or says why a person cannot here. */
-static const char *xfs_format(struct __test_metadata *_metadata,
-			      const char *dev)
+static const char *disk_format(struct __test_metadata *_metadata,
+			       const struct disk_fs *d, const char *dev)
 {
-	/* -K: no discard pass (UML ubd: up to 3.8 s a mkfs without, < 0.25 s with) */
-	char *const argv[] = { "mkfs.xfs", "-f", "-q", "-K", (char *)dev, NULL };
 	struct timespec start;
 	struct stat st;
 	int ret;
@@ -240,41 +274,31 @@ static const char *xfs_format(struct __test_metadata *_metadata,
 	if (stat(dev, &st) || !S_ISBLK(st.st_mode))
 		return REASON_NOT_BLOCK;
 	clock_gettime(CLOCK_MONOTONIC, &start);
-	ret = run_cmd(argv, 60);
+	ret = disk_run(d->mkfs, dev);
 	if (ret == 127)
-		return "mkfs.xfs not found: install xfsprogs";
+		return d->no_tools;
 	EXPECT_EQ(0, ret)
 	{
-		TH_LOG("mkfs.xfs -f %s: %s %d", dev,
+		TH_LOG("%s %s: %s %d", d->mkfs[0], dev,
 		       ret < 0 ? strerror(-ret) : "exit status", ret);
 	}
 	if (ret)
 		return "";
-	ksft_print_msg("fs mkfs: secs=%.3f\n", failnth_elapsed(&start));
+	ksft_print_msg("fs mkfs: type=%s secs=%.3f\n", d->type,
+		       failnth_elapsed(&start));
 	return NULL;
 }
 
 /*
- * A fresh filesystem on FS_DIR, in a private mount namespace: a tmpfs, or
- * an XFS made on $OOM_SCRATCH_DEV. Returns NULL, or why the test skips.
+ * A private mount namespace with a fresh @d (or a tmpfs, @d NULL) on
+ * FS_DIR: NULL, or why the test skips ("" when an EXPECT failed).
  */
-static const char *fs_mount(struct __test_metadata *_metadata,
-			    struct fs_ctx *fs, const struct fs_op *op, bool xfs)
+static const char *fresh_mount(struct __test_metadata *_metadata,
+			       const struct disk_fs *d)
 {
 	const char *dev = getenv("OOM_SCRATCH_DEV"), *why;
 	int err;
 
-	fs->dirfd = -1;
-	fs->fd = -1;
-	fs->xfs = xfs;
-	fs->op = op;
-	snprintf(fs->name, sizeof(fs->name), "%s_%s", xfs ? "xfs" : "tmpfs",
-		 op->name);
-	why = failnth_missing();
-	if (why)
-		return why;
-	if (!xfs && op->tmpfs_skip)
-		return op->tmpfs_skip;
 	if (unshare(CLONE_NEWNS))
 		return "cannot unshare the mount namespace";
 	err = mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ? errno : 0;
@@ -284,13 +308,13 @@ static const char *fs_mount(struct __test_metadata *_metadata,
 	}
 	if (err)
 		return "";
-	if (xfs) {
-		why = xfs_format(_metadata, dev);
+	if (d) {
+		why = disk_format(_metadata, d, dev);
 		if (why)
 			return why;
-		err = mount(dev, FS_DIR, "xfs", 0, NULL) ? errno : 0;
+		err = mount(dev, FS_DIR, d->type, 0, NULL) ? errno : 0;
 		if (err == ENODEV)
-			return "XFS missing: needs CONFIG_XFS_FS";
+			return d->no_kernel;
 	} else {
 		err = mount("failnth", FS_DIR, "tmpfs", 0,
 			    "size=8m,mode=0700") ?
@@ -301,13 +325,52 @@ static const char *fs_mount(struct __test_metadata *_metadata,
 		return "mounting a filesystem is not permitted here";
 	EXPECT_EQ(0, err)
 	{
-		TH_LOG("mounting %s on %s: %s", xfs ? dev : "a tmpfs", FS_DIR,
+		TH_LOG("mounting %s on %s: %s", d ? dev : "a tmpfs", FS_DIR,
 		       strerror(err));
 	}
-	if (err)
-		return "";
+	return err ? "" : NULL;
+}
+
+static const struct disk_fs *const fs_disk[] = {
+	[FS_TMPFS] = NULL,
+	[FS_XFS] = &disk_xfs,
+	[FS_EXT4] = &disk_ext4,
+};
+
+/*
+ * A fresh filesystem of @kind on FS_DIR, in a private mount namespace.
+ * Returns NULL, or why the test skips.
+ */
+static const char *fs_mount(struct __test_metadata *_metadata,
+			    struct fs_ctx *fs, const struct fs_op *op,
+			    enum fs_kind kind)
+{
+	const struct disk_fs *d = fs_disk[kind];
+	const char *why;
+	int err;
+
+	fs->dirfd = -1;
+	fs->fd = -1;
+	fs->kind = kind;
+	fs->op = op;
+	snprintf(fs->name, sizeof(fs->name), "%s_%s", d ? d->type : "tmpfs",
+		 op->name);
+	why = failnth_missing();
+	if (why)
+		return why;
+	if (!d && op->tmpfs_skip)
+		return op->tmpfs_skip;
+	why = fresh_mount(_metadata, d);
+	if (why)
+		return why;
+	/* Not a name of the scenario's: cleanup would remove it. */
+	if (kind == FS_EXT4 && rmdir(FS_DIR "/lost+found"))
+		err = -errno;
+	else
+		err = 0;
 	fs->dirfd = open(FS_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	err = fs->dirfd < 0 ? -errno : fs_statfs(fs, &fs->fresh);
+	if (!err)
+		err = fs->dirfd < 0 ? -errno : fs_statfs(fs, &fs->fresh);
 	if (!err && fstat(fs->dirfd, &fs->fresh_root))
 		err = -errno;
 	EXPECT_EQ(0, err)
@@ -345,7 +408,7 @@ static void fs_unmount(struct __test_metadata *_metadata, struct fs_ctx *fs)
 /* An empty reason: an EXPECT failed, the test stops without teardown. */
 FIXTURE_SETUP(tmpfs)
 {
-	const char *why = fs_mount(_metadata, &self->fs, variant->op, false);
+	const char *why = fs_mount(_metadata, &self->fs, variant->op, FS_TMPFS);
 
 	if (why && *why)
 		SKIP(return, "%s", why);
@@ -353,7 +416,15 @@ FIXTURE_SETUP(tmpfs)
 
 FIXTURE_SETUP(xfs)
 {
-	const char *why = fs_mount(_metadata, &self->fs, variant->op, true);
+	const char *why = fs_mount(_metadata, &self->fs, variant->op, FS_XFS);
+
+	if (why && *why)
+		SKIP(return, "%s", why);
+}
+
+FIXTURE_SETUP(ext4)
+{
+	const char *why = fs_mount(_metadata, &self->fs, variant->op, FS_EXT4);
 
 	if (why && *why)
 		SKIP(return, "%s", why);
@@ -365,6 +436,11 @@ FIXTURE_TEARDOWN(tmpfs)
 }
 
 FIXTURE_TEARDOWN(xfs)
+{
+	fs_unmount(_metadata, &self->fs);
+}
+
+FIXTURE_TEARDOWN(ext4)
 {
 	fs_unmount(_metadata, &self->fs);
 }
@@ -419,8 +495,7 @@ static void fs_cleanup(struct __test_metadata *_metadata, void *arg, int ret)
 static void fs_sweep(struct __test_metadata *_metadata, struct fs_ctx *fs,
 		     enum failnth_mode mode)
 {
-	const int *allowed = fs->xfs ? fs->op->xfs_errnos :
-				       fs->op->tmpfs_errnos;
+	const int *allowed = fs->kind == FS_TMPFS ? fs->op->tmpfs_errnos : NULL;
 	const struct failnth_scenario sc = {
 		.name = fs->name,
 		.allowed = allowed ? allowed : enomem_only,
@@ -448,114 +523,165 @@ FAILNTH_SWEEP(xfs, SWEEP_TIMEOUT)
 	fs_sweep(_metadata, &self->fs, mode);
 }
 
-/*
- * The mount of an XFS itself: xfs_fs_fill_super() and xfs_mountfs() (the
- * superblock, per-CPU counters, workqueues, sysfs objects, the log and
- * its recovery pass, the root inode) and, when a step fails, their
- * unwinding. The device is formatted once; a failed mount must leave
- * nothing mounted, a success a working filesystem, and after the sweep
- * xfs_repair -n must find it consistent.
- */
-#define XFS_MAGIC 0x58465342
-#define XFS_REPAIR "/usr/sbin/xfs_repair"
+FAILNTH_SWEEP(ext4, SWEEP_TIMEOUT)
+{
+	fs_sweep(_metadata, &self->fs, mode);
+}
 
+/*
+ * The mount of an XFS or an ext4 itself, and when a step fails its
+ * unwinding. XFS: xfs_fs_fill_super() and xfs_mountfs() (the superblock,
+ * per-CPU counters, workqueues, sysfs objects, the log and its recovery
+ * pass, the root inode). ext4: __ext4_fill_super() (group descriptors,
+ * flex groups, the multiblock allocator's caches, the extent status
+ * shrinker, the journal: jbd2's journal_t, revoke tables and commit
+ * thread). The device is formatted once; a failed mount must leave
+ * nothing mounted, a success a working filesystem, and after the sweep
+ * the filesystem's own read-only check (xfs_repair -n, e2fsck -fn) must
+ * find it consistent.
+ *
+ * xfs_quota_mount mounts with user, group and project quotas on a
+ * filesystem that never had them: each point's mount runs quotacheck
+ * (xfs_qm_quotacheck(): a dquot for each id it meets) until one succeeds,
+ * and a success must report the user quota on.
+ */
 struct mount_ctx {
+	const struct disk_fs *d;
 	const char *dev;
+	/* Mount options; with quotas, a success must have them on. */
+	const char *opts;
+	bool quota;
 	/* The device of FS_DIR when nothing is mounted on it. */
 	dev_t base_dev;
+	bool formatted;
 };
 
 FIXTURE(xfs_mount)
 {
 	struct mount_ctx ctx;
-	bool formatted;
 };
 
-/*
- * A fresh XFS on @dev mounted on FS_DIR, in a private mount namespace, for
- * the xfs_mount and xfs_swapon fixtures: NULL, or why the test skips (""
- * when an EXPECT failed).
- */
-static const char *xfs_fresh_mount(struct __test_metadata *_metadata,
-				   const char *dev)
+FIXTURE(ext4_mount)
 {
-	const char *why;
+	struct mount_ctx ctx;
+};
+
+FIXTURE(xfs_quota_mount)
+{
+	struct mount_ctx ctx;
+};
+
+/* Whether @name is an executable file in $PATH. */
+static bool tool_found(const char *name)
+{
+	const char *path = getenv("PATH") ?: "/usr/sbin:/usr/bin:/sbin:/bin";
+	char file[PATH_MAX];
+	const char *p, *end;
+
+	for (p = path; *p; p = *end ? end + 1 : end) {
+		end = strchrnul(p, ':');
+		snprintf(file, sizeof(file), "%.*s/%s", (int)(end - p), p,
+			 name);
+		if (!access(file, X_OK))
+			return true;
+	}
+	return false;
+}
+
+/* Formats and mounts @d once, unarmed: a kernel without it skips. */
+static void disk_mount_setup(struct __test_metadata *_metadata,
+			     struct mount_ctx *c, const struct disk_fs *d)
+{
+	const char *why = failnth_missing();
+	struct stat sb;
 	int err;
 
-	if (unshare(CLONE_NEWNS))
-		return "cannot unshare the mount namespace";
-	err = mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ? errno : 0;
-	EXPECT_EQ(0, err)
-	{
-		TH_LOG("making / private: %s", strerror(err));
-	}
-	if (err)
-		return "";
-	why = xfs_format(_metadata, dev);
+	c->d = d;
+	c->dev = getenv("OOM_SCRATCH_DEV");
 	if (why)
-		return why;
-	err = mount(dev, FS_DIR, "xfs", 0, NULL) ? errno : 0;
-	if (err == ENODEV)
-		return "XFS missing: needs CONFIG_XFS_FS";
-	EXPECT_EQ(0, err)
+		SKIP(return, "%s", why);
+	if (!tool_found(d->fsck[0]))
+		SKIP(return, "%s", d->no_tools);
+	why = fresh_mount(_metadata, d);
+	if (why && *why)
+		SKIP(return, "%s", why);
+	ASSERT_EQ(NULL, why);
+	c->formatted = true;
+	ASSERT_EQ(0, umount(FS_DIR));
+	ASSERT_EQ(0, stat(FS_DIR, &sb));
+	c->base_dev = sb.st_dev;
+	if (!c->quota)
+		return;
+	/* Whether the kernel can; then formatted again, no quota checked. */
+	err = mount(c->dev, FS_DIR, d->type, 0, c->opts) ? errno : 0;
+	if (err == EINVAL)
+		SKIP(return, "no %s quotas: needs CONFIG_XFS_QUOTA", d->type);
+	ASSERT_EQ(0, err);
+	ASSERT_EQ(0, quota_on(FS_DIR));
+	ASSERT_EQ(0, umount(FS_DIR));
+	ASSERT_EQ(NULL, disk_format(_metadata, d, c->dev));
+}
+
+/* After the sweep: the filesystem the failed mounts left is consistent. */
+static void disk_mount_teardown(struct __test_metadata *_metadata,
+				struct mount_ctx *c)
+{
+	/* The sweep restores the knobs itself; this covers an ASSERT. */
+	EXPECT_EQ(0, failnth_knobs_restore());
+	umount2(FS_DIR, MNT_DETACH);
+	if (!c->formatted)
+		return;
+	EXPECT_EQ(0, disk_run(c->d->fsck, c->dev))
 	{
-		TH_LOG("mounting %s on %s: %s", dev, FS_DIR, strerror(err));
+		TH_LOG("%s -n %s finds the filesystem damaged", c->d->fsck[0],
+		       c->dev);
 	}
-	return err ? "" : NULL;
 }
 
 FIXTURE_SETUP(xfs_mount)
 {
-	struct mount_ctx *c = &self->ctx;
-	const char *why = failnth_missing();
-	struct stat sb;
-
-	c->dev = getenv("OOM_SCRATCH_DEV");
-	if (why)
-		SKIP(return, "%s", why);
-	if (access(XFS_REPAIR, X_OK))
-		SKIP(return, XFS_REPAIR " missing: install xfsprogs");
-	/* Mounted once unarmed: a kernel without XFS skips, not fails. */
-	why = xfs_fresh_mount(_metadata, c->dev);
-	if (why && *why)
-		SKIP(return, "%s", why);
-	ASSERT_EQ(NULL, why);
-	self->formatted = true;
-	ASSERT_EQ(0, umount(FS_DIR));
-	ASSERT_EQ(0, stat(FS_DIR, &sb));
-	c->base_dev = sb.st_dev;
+	disk_mount_setup(_metadata, &self->ctx, &disk_xfs);
 }
 
-/* After the sweep: the filesystem the failed mounts left is consistent. */
+FIXTURE_SETUP(ext4_mount)
+{
+	disk_mount_setup(_metadata, &self->ctx, &disk_ext4);
+}
+
+FIXTURE_SETUP(xfs_quota_mount)
+{
+	self->ctx.opts = "uquota,gquota,pquota";
+	self->ctx.quota = true;
+	disk_mount_setup(_metadata, &self->ctx, &disk_xfs);
+}
+
 FIXTURE_TEARDOWN(xfs_mount)
 {
-	char *const repair[] = { XFS_REPAIR, "-n", (char *)self->ctx.dev,
-				 NULL };
-
-	/* The sweep restores the knobs itself; this covers an ASSERT. */
-	EXPECT_EQ(0, failnth_knobs_restore());
-	umount2(FS_DIR, MNT_DETACH);
-	if (!self->formatted)
-		return;
-	EXPECT_EQ(0, run_cmd(repair, 60))
-	{
-		TH_LOG("xfs_repair -n %s finds the filesystem damaged",
-		       self->ctx.dev);
-	}
+	disk_mount_teardown(_metadata, &self->ctx);
 }
 
-static int xfs_mount_action(void *arg)
+FIXTURE_TEARDOWN(ext4_mount)
+{
+	disk_mount_teardown(_metadata, &self->ctx);
+}
+
+FIXTURE_TEARDOWN(xfs_quota_mount)
+{
+	disk_mount_teardown(_metadata, &self->ctx);
+}
+
+static int disk_mount_action(void *arg)
 {
 	struct mount_ctx *c = arg;
 
-	return mount(c->dev, FS_DIR, "xfs", 0, NULL) ? -errno : 0;
+	return mount(c->dev, FS_DIR, c->d->type, 0, c->opts) ? -errno : 0;
 }
 
 /*
- * A success is an XFS on FS_DIR where a file can be written and read back;
- * a failure left FS_DIR as it was, nothing mounted on it.
+ * A success is the filesystem on FS_DIR, where a file can be written and
+ * read back; a failure left FS_DIR as it was, nothing mounted on it.
  */
-static bool xfs_mount_check(void *arg, int ret, char *why, size_t size)
+static bool disk_mount_check(void *arg, int ret, char *why, size_t size)
 {
 	struct mount_ctx *c = arg;
 	struct statfs sfs;
@@ -575,22 +701,29 @@ static bool xfs_mount_check(void *arg, int ret, char *why, size_t size)
 			 (unsigned long)sfs.f_type);
 		return false;
 	}
-	if (sb.st_dev == c->base_dev || sfs.f_type != XFS_MAGIC) {
-		snprintf(why, size, "mount succeeded, but no XFS on %s",
-			 FS_DIR);
+	if (sb.st_dev == c->base_dev || sfs.f_type != c->d->magic) {
+		snprintf(why, size, "mount succeeded, but no %s on %s",
+			 c->d->type, FS_DIR);
 		return false;
 	}
 	err = dir_usable(FS_DIR);
 	if (err) {
-		snprintf(why, size, "the mounted XFS is not usable: %s",
-			 strerror(-err));
+		snprintf(why, size, "the mounted %s is not usable: %s",
+			 c->d->type, strerror(-err));
+		return false;
+	}
+	err = c->quota ? quota_on(FS_DIR) : 0;
+	if (err) {
+		snprintf(why, size,
+			 "mounted with %s, but the user quota is off: %s",
+			 c->opts, strerror(-err));
 		return false;
 	}
 	return true;
 }
 
-static void xfs_mount_cleanup(struct __test_metadata *_metadata, void *arg,
-			      int ret)
+static void disk_mount_cleanup(struct __test_metadata *_metadata, void *arg,
+			       int ret)
 {
 	if (ret < 0)
 		return;
@@ -660,7 +793,6 @@ FIXTURE(xfs_swapon)
 
 FIXTURE_SETUP(xfs_swapon)
 {
-	const char *dev = getenv("OOM_SCRATCH_DEV");
 	const char *why = failnth_missing();
 	int err;
 
@@ -669,7 +801,7 @@ FIXTURE_SETUP(xfs_swapon)
 	if (access("/proc/swaps", R_OK))
 		SKIP(return, "no /proc/swaps: needs CONFIG_SWAP");
 	ASSERT_EQ(0, swap_listed());
-	why = xfs_fresh_mount(_metadata, dev);
+	why = fresh_mount(_metadata, &disk_xfs);
 	if (why && *why)
 		SKIP(return, "%s", why);
 	ASSERT_EQ(NULL, why);
@@ -721,6 +853,129 @@ static void swapon_cleanup(struct __test_metadata *_metadata, void *arg,
 	}
 }
 
+/*
+ * The making of a block device: LOOP_CTL_ADD of loop device LOOP_NR
+ * (drivers/block/loop.c:loop_add(): its tag set, request queue, gendisk
+ * and add_disk(), which registers the device, its sysfs directories, the
+ * bdi and the holder directories). A success must be a loop device that
+ * opens, unbound, and that LOOP_CTL_REMOVE takes back; a failure must
+ * leave no trace in sysfs and the number free for the next point.
+ */
+#define LOOP_NR 200
+#define LOOP_CTL FS_DIR "/loop-control"
+#define LOOP_DEV FS_DIR "/loop-dev"
+#define LOOP_SYSFS "/sys/dev/block/7:200"
+
+FIXTURE(loop_add)
+{
+	int ctl;
+};
+
+FIXTURE_SETUP(loop_add)
+{
+	const char *why = failnth_missing();
+	int err;
+
+	self->ctl = -1;
+	if (why)
+		SKIP(return, "%s", why);
+	if (access("/sys/dev/block", F_OK))
+		SKIP(return, "no /sys/dev/block: mount sysfs on /sys");
+	if (!access(LOOP_SYSFS, F_OK))
+		SKIP(return, "loop%d is in use here", LOOP_NR);
+	/* Nodes of its own, on a private tmpfs: /dev may be a host's. */
+	ASSERT_EQ(0, unshare(CLONE_NEWNS));
+	ASSERT_EQ(0, mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
+	ASSERT_EQ(0, mount("failnth", FS_DIR, "tmpfs", 0, "size=1m,mode=0700"));
+	ASSERT_EQ(0, mknod(LOOP_CTL, S_IFCHR | 0600, makedev(10, 237)));
+	ASSERT_EQ(0, mknod(LOOP_DEV, S_IFBLK | 0600, makedev(7, LOOP_NR)));
+	self->ctl = open(LOOP_CTL, O_RDWR | O_CLOEXEC);
+	err = self->ctl < 0 ? errno : 0;
+	if (err == ENODEV || err == ENXIO)
+		SKIP(return, "no loop devices: needs CONFIG_BLK_DEV_LOOP");
+	ASSERT_LE(0, self->ctl);
+}
+
+FIXTURE_TEARDOWN(loop_add)
+{
+	/* The sweep restores the knobs itself; this covers an ASSERT. */
+	EXPECT_EQ(0, failnth_knobs_restore());
+	if (self->ctl < 0)
+		return;
+	if (!access(LOOP_SYSFS, F_OK))
+		EXPECT_EQ(0, ioctl(self->ctl, LOOP_CTL_REMOVE, LOOP_NR));
+	close(self->ctl);
+}
+
+static int loop_add_action(void *arg)
+{
+	int *ctl = arg;
+
+	return ioctl(*ctl, LOOP_CTL_ADD, LOOP_NR) < 0 ? -errno : 0;
+}
+
+/*
+ * Opening loop@LOOP_NR's node would make the device (loop_probe(), the
+ * block layer's autoload): a failure is judged by sysfs alone.
+ */
+static bool loop_add_check(void *arg, int ret, char *why, size_t size)
+{
+	struct loop_info64 info;
+	bool in_sysfs = !access(LOOP_SYSFS, F_OK);
+	int fd, err;
+
+	if (ret < 0) {
+		if (!in_sysfs)
+			return true;
+		snprintf(why, size, "add failed, yet %s is there", LOOP_SYSFS);
+		return false;
+	}
+	fd = in_sysfs ? open(LOOP_DEV, O_RDONLY | O_CLOEXEC) : -1;
+	if (fd < 0) {
+		snprintf(why, size, "loop%d added, but %s", LOOP_NR,
+			 in_sysfs ? strerror(errno) : LOOP_SYSFS " is missing");
+		return false;
+	}
+	/* Unbound: no backing file yet. */
+	err = ioctl(fd, LOOP_GET_STATUS64, &info) ? errno : 0;
+	close(fd);
+	if (err != ENXIO) {
+		snprintf(why, size, "the new loop%d's LOOP_GET_STATUS64: %s",
+			 LOOP_NR, err ? strerror(err) : "bound to a file");
+		return false;
+	}
+	return true;
+}
+
+static void loop_add_cleanup(struct __test_metadata *_metadata, void *arg,
+			     int ret)
+{
+	int *ctl = arg;
+
+	if (ret < 0)
+		return;
+	ASSERT_EQ(0, ioctl(*ctl, LOOP_CTL_REMOVE, LOOP_NR))
+	{
+		TH_LOG("LOOP_CTL_REMOVE %d: %s", LOOP_NR, strerror(errno));
+	}
+}
+
+/* Every point of LOOP_CTL_ADD fails in turn; see above. */
+FAILNTH_SWEEP(loop_add, SWEEP_TIMEOUT)
+{
+	const struct failnth_scenario sc = {
+		.name = "loop_add",
+		.allowed = enomem_only,
+		.deadline_s = SWEEP_TIMEOUT - 10,
+		.arg = &self->ctl,
+		.action = loop_add_action,
+		.check = loop_add_check,
+		.cleanup = loop_add_cleanup,
+	};
+
+	failnth_sweep(_metadata, &sc, mode);
+}
+
 /* Every point of swapon() fails in turn; see above. */
 FAILNTH_SWEEP(xfs_swapon, SWEEP_TIMEOUT)
 {
@@ -737,19 +992,38 @@ FAILNTH_SWEEP(xfs_swapon, SWEEP_TIMEOUT)
 }
 
 /* Every point of the mount fails in turn; see above. */
-FAILNTH_SWEEP(xfs_mount, SWEEP_TIMEOUT)
+static void disk_mount_sweep(struct __test_metadata *_metadata,
+			     struct mount_ctx *c, enum failnth_mode mode)
 {
+	char name[32];
 	const struct failnth_scenario sc = {
-		.name = "xfs_mount",
+		.name = name,
 		.allowed = enomem_only,
 		.deadline_s = SWEEP_TIMEOUT - 10,
-		.arg = &self->ctx,
-		.action = xfs_mount_action,
-		.check = xfs_mount_check,
-		.cleanup = xfs_mount_cleanup,
+		.arg = c,
+		.action = disk_mount_action,
+		.check = disk_mount_check,
+		.cleanup = disk_mount_cleanup,
 	};
 
+	snprintf(name, sizeof(name), "%s_%smount", c->d->type,
+		 c->quota ? "quota_" : "");
 	failnth_sweep(_metadata, &sc, mode);
+}
+
+FAILNTH_SWEEP(xfs_mount, SWEEP_TIMEOUT)
+{
+	disk_mount_sweep(_metadata, &self->ctx, mode);
+}
+
+FAILNTH_SWEEP(ext4_mount, SWEEP_TIMEOUT)
+{
+	disk_mount_sweep(_metadata, &self->ctx, mode);
+}
+
+FAILNTH_SWEEP(xfs_quota_mount, SWEEP_TIMEOUT)
+{
+	disk_mount_sweep(_metadata, &self->ctx, mode);
 }
 
 TEST_HARNESS_MAIN

@@ -12,7 +12,9 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/quota.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -147,6 +149,21 @@ int dir_usable(const char *dir)
 	close(fd);
 	if (unlink(path) && !err)
 		err = -errno;
+	return err;
+}
+
+int quota_on(const char *dir)
+{
+	struct if_dqinfo info;
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), err;
+
+	if (fd < 0)
+		return -errno;
+	err = syscall(__NR_quotactl_fd, fd, QCMD(Q_GETINFO, USRQUOTA), 0,
+		      &info) ?
+		      -errno :
+		      0;
+	close(fd);
 	return err;
 }
 

@@ -48,6 +48,9 @@ int xfs_mount_fresh(const char *dev, const char *dir, char *why, size_t size);
  */
 int dir_usable(const char *dir);
 
+/* Whether the filesystem of @dir has user quotas on: 0, or -errno. */
+int quota_on(const char *dir);
+
 /* Removes @root and all below it: 0 once it is gone (or was), or -errno. */
 int rm_tree(const char *root);
 
