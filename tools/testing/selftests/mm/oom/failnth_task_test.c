@@ -21,6 +21,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/keyctl.h>
 #include <linux/magic.h>
 #include <linux/sched.h>
 #include <net/if.h>
@@ -165,6 +166,17 @@ static const int mount_errnos[] = { ENOMEM, ENOSPC, 0 };
  */
 static const int pseudo_mount_errnos[] = { ENOMEM, 0 };
 
+#define REASON_NO_TMPFS_QUOTA "no tmpfs quotas: needs CONFIG_TMPFS_QUOTA"
+
+/*
+ * add_key() and joining a new session keyring: security/keys/key.c and
+ * keyring.c report a failed key, description, payload or keyring-slot
+ * allocation (key_alloc(), user_preparse(), __key_link_begin()) as ENOMEM,
+ * and so does prepare_creds() for the new session's credentials
+ * (linux 6.12).
+ */
+static const int key_errnos[] = { ENOMEM, 0 };
+
 /*
  * mkdir of a cgroup: kernel/cgroup/cgroup.c:cgroup_mkdir() and its
  * cgroup_create() and css_create() report every failed allocation (the
@@ -190,11 +202,14 @@ struct task_state {
 	/*
 	 * mount: the device of the mount point before; the new filesystem's
 	 * magic, and a name its root must show (NULL: a file must be
-	 * writable there); fuse's FUSE device fd.
+	 * writable there); a tmpfs's mount options, and whether they turn
+	 * user quotas on; fuse's FUSE device fd.
 	 */
 	dev_t mnt_dev;
 	long mnt_magic;
 	const char *mnt_probe;
+	const char *mnt_data;
+	bool mnt_quota;
 	int fuse_fd;
 	/*
 	 * cgroup: whether the parent gives its children the memory
@@ -202,6 +217,9 @@ struct task_state {
 	 */
 	bool cg_memory;
 	char cg_home[256];
+	/* keys: the session keyring before the action; keyrings made. */
+	int key_before;
+	unsigned int key_seq;
 };
 
 /* Reaps a child the action did not, then resets the state. */
@@ -452,7 +470,9 @@ static int mounted(void)
 /* mount of a fresh tmpfs on MNT_DIR, in the test's own mount namespace. */
 static int mount_action(void *arg)
 {
-	return mount("failnth", MNT_DIR, "tmpfs", 0, "size=1m") ? -errno : 0;
+	struct task_state *st = arg;
+
+	return mount("failnth", MNT_DIR, "tmpfs", 0, st->mnt_data) ? -errno : 0;
 }
 
 /*
@@ -491,6 +511,15 @@ static bool mount_check(void *arg, int ret, char *why, size_t size)
 		err = access(path, F_OK) ? -errno : 0;
 	} else {
 		err = dir_usable(MNT_DIR);
+	}
+	if (!err && st->mnt_quota) {
+		err = quota_on(MNT_DIR);
+		if (err) {
+			snprintf(why, size,
+				 "user quota off after mounting with %s: %s",
+				 st->mnt_data, strerror(-err));
+			return false;
+		}
 	}
 	if (err) {
 		snprintf(why, size, "the new filesystem is not usable: %s%s%s",
@@ -687,6 +716,141 @@ static void cgroup_cleanup(struct __test_metadata *_metadata, void *arg,
 	}
 }
 
+/*
+ * Keys: a "user" key added to the session keyring, and a session keyring
+ * of a new name joined. Each point starts in an anonymous session keyring
+ * of its own, made unarmed.
+ */
+#define KEY_DESC "failnth"
+#define KEY_LEN 64
+
+static long keyctl(int cmd, unsigned long a, unsigned long b, unsigned long c)
+{
+	return syscall(__NR_keyctl, cmd, a, b, c, 0);
+}
+
+static void key_payload(char *buf)
+{
+	int i;
+
+	for (i = 0; i < KEY_LEN; i++)
+		buf[i] = (char)(i * 7 + 1);
+}
+
+static void key_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct task_state *st = arg;
+
+	ASSERT_LT(0, keyctl(KEYCTL_JOIN_SESSION_KEYRING, 0, 0, 0));
+	st->key_before = keyctl(KEYCTL_GET_KEYRING_ID,
+				(unsigned long)KEY_SPEC_SESSION_KEYRING, 0, 0);
+	ASSERT_LT(0, st->key_before);
+}
+
+static int add_key_action(void *arg)
+{
+	char payload[KEY_LEN];
+	long ret;
+
+	key_payload(payload);
+	ret = syscall(__NR_add_key, "user", KEY_DESC, payload, KEY_LEN,
+		      KEY_SPEC_SESSION_KEYRING);
+	return ret < 0 ? -errno : (int)ret;
+}
+
+/*
+ * A success: the session keyring finds the key, which reads back as the
+ * payload given. A failure: the keyring finds none.
+ */
+static bool add_key_check(void *arg, int ret, char *why, size_t size)
+{
+	char want[KEY_LEN], got[KEY_LEN + 1];
+	long found = keyctl(KEYCTL_SEARCH,
+			    (unsigned long)KEY_SPEC_SESSION_KEYRING,
+			    (unsigned long)"user", (unsigned long)KEY_DESC);
+	long len;
+
+	if (ret < 0) {
+		if (found < 0 && errno == ENOKEY)
+			return true;
+		snprintf(why, size, "add_key failed, yet the search gives %ld",
+			 found);
+		return false;
+	}
+	if (found != ret) {
+		snprintf(why, size, "add_key gave key %d, the search %ld", ret,
+			 found);
+		return false;
+	}
+	key_payload(want);
+	len = keyctl(KEYCTL_READ, ret, (unsigned long)got, sizeof(got));
+	if (len != KEY_LEN || memcmp(got, want, KEY_LEN)) {
+		snprintf(why, size, "key %d reads back %ld bytes, not %d", ret,
+			 len, KEY_LEN);
+		return false;
+	}
+	return true;
+}
+
+static void add_key_cleanup(struct __test_metadata *_metadata, void *arg,
+			    int ret)
+{
+	if (ret < 0)
+		return;
+	ASSERT_EQ(0, keyctl(KEYCTL_UNLINK, ret,
+			    (unsigned long)KEY_SPEC_SESSION_KEYRING, 0))
+	{
+		TH_LOG("unlinking key %d: %s", ret, strerror(errno));
+	}
+}
+
+/* A name no keyring has yet, so that joining it makes one. */
+static int keyring_action(void *arg)
+{
+	struct task_state *st = arg;
+	char name[32];
+	long ret;
+
+	snprintf(name, sizeof(name), "failnth-%u", ++st->key_seq);
+	ret = keyctl(KEYCTL_JOIN_SESSION_KEYRING, (unsigned long)name, 0, 0);
+	return ret < 0 ? -errno : (int)ret;
+}
+
+/*
+ * A success: the new keyring is this process's session keyring, under
+ * its name. A failure: the session keyring is still the one before.
+ */
+static bool keyring_check(void *arg, int ret, char *why, size_t size)
+{
+	struct task_state *st = arg;
+	long now = keyctl(KEYCTL_GET_KEYRING_ID,
+			  (unsigned long)KEY_SPEC_SESSION_KEYRING, 0, 0);
+	char desc[128] = "", want[48];
+
+	if (ret < 0) {
+		if (now == st->key_before)
+			return true;
+		snprintf(why, size,
+			 "join failed, but the session is %ld, not %d", now,
+			 st->key_before);
+		return false;
+	}
+	if (now != ret) {
+		snprintf(why, size, "joined keyring %d, but the session is %ld",
+			 ret, now);
+		return false;
+	}
+	/* "keyring;uid;gid;perm;name" */
+	snprintf(want, sizeof(want), ";failnth-%u", st->key_seq);
+	keyctl(KEYCTL_DESCRIBE, ret, (unsigned long)desc, sizeof(desc));
+	if (!strstr(desc, want)) {
+		snprintf(why, size, "keyring %d is \"%s\", not %s", ret, desc,
+			 want + 1);
+		return false;
+	}
+	return true;
+}
+
 /* execve() of this program, in a traced child. */
 
 static int exec_action(void *arg)
@@ -848,9 +1012,14 @@ FIXTURE_VARIANT(task)
 	/* unshare: the flag and its /proc/self/ns entry. */
 	int ns_flag;
 	const char *ns_name;
-	/* mount: the new filesystem's magic, and a name its root shows. */
+	/*
+	 * mount: the new filesystem's magic, and a name its root shows; a
+	 * tmpfs's options, whether they turn user quotas on.
+	 */
 	long mnt_magic;
 	const char *mnt_probe;
+	const char *mnt_data;
+	bool mnt_quota;
 };
 
 /* clang-format off */
@@ -1022,6 +1191,31 @@ FIXTURE_VARIANT_ADD(task, cgroup_mkdir) {
 };
 
 /* clang-format off */
+FIXTURE_VARIANT_ADD(task, add_key) {
+	/* clang-format on */
+	.op = {
+		.name = "add_key",
+		.allowed = key_errnos,
+		.prepare = key_prepare,
+		.action = add_key_action,
+		.check = add_key_check,
+		.cleanup = add_key_cleanup,
+	},
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(task, keyring_join) {
+	/* clang-format on */
+	.op = {
+		.name = "keyring_join",
+		.allowed = key_errnos,
+		.prepare = key_prepare,
+		.action = keyring_action,
+		.check = keyring_check,
+	},
+};
+
+/* clang-format off */
 FIXTURE_VARIANT_ADD(task, mount_tmpfs) {
 	/* clang-format on */
 	.op = {
@@ -1032,6 +1226,27 @@ FIXTURE_VARIANT_ADD(task, mount_tmpfs) {
 		.cleanup = mount_cleanup,
 	},
 	.mnt_magic = TMPFS_MAGIC,
+	.mnt_data = "size=1m",
+};
+
+/*
+ * A tmpfs with user and group quotas: shmem_enable_quotas() loads both
+ * (fs/quota/dquot.c, mm/shmem_quota.c); a success must report the user
+ * quota on.
+ */
+/* clang-format off */
+FIXTURE_VARIANT_ADD(task, mount_tmpfs_quota) {
+	/* clang-format on */
+	.op = {
+		.name = "mount_tmpfs_quota",
+		.allowed = mount_errnos,
+		.action = mount_action,
+		.check = mount_check,
+		.cleanup = mount_cleanup,
+	},
+	.mnt_magic = TMPFS_MAGIC,
+	.mnt_data = "size=1m,usrquota,grpquota",
+	.mnt_quota = true,
 };
 
 /* clang-format off */
@@ -1187,9 +1402,22 @@ FIXTURE_SETUP(task)
 	}
 	self->ctx.mnt_magic = variant->mnt_magic;
 	self->ctx.mnt_probe = variant->mnt_probe;
+	self->ctx.mnt_data = variant->mnt_data;
+	self->ctx.mnt_quota = variant->mnt_quota;
 	if (op->action == mount_action || op->action == fsmount_action ||
 	    op->action == devpts_action || op->action == fuse_action)
 		mount_base(_metadata, self);
+	if (variant->mnt_quota) {
+		int err = mount("failnth", MNT_DIR, "tmpfs", 0,
+				variant->mnt_data) ?
+				  errno :
+				  0;
+
+		if (err == EINVAL)
+			SKIP(return, REASON_NO_TMPFS_QUOTA);
+		ASSERT_EQ(0, err);
+		ASSERT_EQ(0, umount(MNT_DIR));
+	}
 	if (op->action == fuse_action) {
 		int fd;
 
@@ -1202,6 +1430,11 @@ FIXTURE_SETUP(task)
 	}
 	if (op->action == cgroup_action)
 		cgroup_base(_metadata, &self->ctx);
+	if (op->prepare == key_prepare &&
+	    keyctl(KEYCTL_GET_KEYRING_ID,
+		   (unsigned long)KEY_SPEC_SESSION_KEYRING, 1, 0) < 0 &&
+	    errno == ENOSYS)
+		SKIP(return, "no keys: needs CONFIG_KEYS");
 }
 
 FIXTURE_TEARDOWN(task)
