@@ -341,6 +341,22 @@ class Sites(unittest.TestCase):
 					'ok 1 one', 'TOOSMALL:END a.one rc=0')
 		self.assertEqual({'path_openat': 1}, run['tests'][0]['sites']['by_site'])
 
+	def test_tainted_kernel_dump(self):
+		# After a WARNING, dump_stack() prints the taint on a line of
+		# its own: the dump goes on, its site still counts.
+		run = Attribution.lines(None, 'TOOSMALL:BEGIN a.one timeout=10',
+					'[   18.3] FAULT_INJECTION: forcing a failure.',
+					'[   18.3] name failslab, interval 1, probability 0, space 0, times 0',
+					'[   18.3] CPU: 0 UID: 0 PID: 4319 Comm: t Tainted: G        W          6.12.118 #1 ',
+					'[   18.3] Tainted: [W]=WARN',
+					'[   18.3] Stack:',
+					'[   18.3]  60649441 662ebc80 662ebcc0 6061cec1',
+					'[   18.3] Call Trace:',
+					'[   18.3]  [<6017d224>] kmem_cache_alloc_noprof+0x44/0x2f0',
+					'[   18.3]  [<601b9665>] getname_flags+0x35/0x200',
+					'ok 1 one', 'TOOSMALL:END a.one rc=0')
+		self.assertEqual({'getname_flags': 1}, run['tests'][0]['sites']['by_site'])
+
 	def test_nowarn_fault_named_by_kmem_tracepoint(self):
 		"""A __GFP_NOWARN slab fault prints no stack; the kmem tracepoint's
 		line (tp_printk, filter ptr == 0) names its call site. A fault

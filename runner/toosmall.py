@@ -620,7 +620,7 @@ def parse_log(lines):
 				sites = fault.setdefault('_sites', {})
 				sites[site] = sites.get(site, 0) + 1
 				fault = None
-			elif not fm and not re.search(r'(Call Trace:|Stack:|CPU: |name \w+, interval|^(?:\[\s*\d+\.\d+\]\s*)?\s+[0-9a-f]{8}( |$))', line):
+			elif not fm and not re.search(r'(Call Trace:|Stack:|CPU: |Tainted: |name \w+, interval|^(?:\[\s*\d+\.\d+\]\s*)?\s+[0-9a-f]{8}( |$))', line):
 				fault = None
 		tm = TP_NULL.match(line) if 'call_site=' in line else None
 		if tm:
