@@ -110,12 +110,13 @@ readonly DEBUG_MIN_MB=96
 readonly DEFAULT_RUN_TIMEOUT=3600
 readonly DEFAULT_RERUNS=2
 readonly OOM_DIR="$TOPDIR/tools/testing/selftests/mm/oom"
-readonly FRAGMENTS=(base fault-injection memcg xfs ext4 detectors)
+readonly FRAGMENTS=(base fault-injection memcg xfs ext4 btrfs detectors)
 # Debian package for each program we run; deps_check installs or names them.
 DEPS="make:make gcc:gcc flex:flex bison:bison bc:bc
 	setarch:util-linux unshare:util-linux setpriv:util-linux flock:util-linux
 	uml_mconsole:uml-utilities python3:python3 mawk:mawk xz:xz-utils
-	mkfs.xfs:xfsprogs mkfs.ext4:e2fsprogs e2fsck:e2fsprogs fio:fio
+	mkfs.xfs:xfsprogs mkfs.ext4:e2fsprogs e2fsck:e2fsprogs
+	mkfs.btrfs:btrfs-progs btrfs:btrfs-progs fio:fio
 	patch:patch busybox:busybox-static"
 
 KERNEL_SRC=
