@@ -194,11 +194,14 @@ struct disk_fs {
 	const char *const *mkfs, *const *fsck;
 	/* Why a test skips without the tools, or without the kernel's. */
 	const char *no_tools, *no_kernel;
+	/* Made on a loop device of its own, not on the scratch device. */
+	bool on_loop;
 };
 
 #define DISK_DEV "@dev"
 #define XFS_MAGIC 0x58465342
 #define EXT4_MAGIC 0xef53
+#define BTRFS_MAGIC 0x9123683e
 
 /* clang-format off */
 /* -K: no discard pass (UML ubd: up to 3.8 s a mkfs without, < 0.25 s with) */
@@ -233,6 +236,34 @@ static const char *const ext4_mkfs[] = {
 
 static const char *const ext4_fsck[] = { "e2fsck", "-f", "-n", DISK_DEV, NULL };
 /* clang-format on */
+
+/* clang-format off */
+static const char *const btrfs_mkfs[] = {
+	"mkfs.btrfs", "-f", "-q", "-K", DISK_DEV, NULL
+};
+
+static const char *const btrfs_fsck[] = {
+	"btrfs", "check", "--readonly", DISK_DEV, NULL
+};
+
+/* clang-format on */
+
+/*
+ * Only its mount is swept (btrfs_mount), on a loop device over a sparse
+ * file: a mount that fails to set up its bdi keeps the device open until
+ * the kernel stops (F30), and the scratch device must stay free for the
+ * tests after it.
+ */
+static const struct disk_fs disk_btrfs = {
+	.type = "btrfs",
+	.magic = BTRFS_MAGIC,
+	.mkfs = btrfs_mkfs,
+	.fsck = btrfs_fsck,
+	.no_tools = "mkfs.btrfs or btrfs not found: install btrfs-progs",
+	.no_kernel = "btrfs missing: needs CONFIG_BTRFS_FS",
+	/* A failed mount can keep its device open for good (F30). */
+	.on_loop = true,
+};
 
 static const struct disk_fs disk_ext4 = {
 	.type = "ext4",
@@ -290,11 +321,55 @@ static const char *disk_format(struct __test_metadata *_metadata,
 }
 
 /*
+ * A loop device over a 192 MB sparse file on a tmpfs on LOOP_BACKING, in
+ * the test's own mount namespace: its path in *@devp. The loop device
+ * detaches itself (LO_FLAGS_AUTOCLEAR) when the test process, which holds
+ * it open, exits and nothing else holds it.
+ */
+#define LOOP_BACKING "/mnt"
+#define LOOP_FILE_MB 192
+
+static char loop_path[64];
+static int loop_fd = -1;
+
+static const char *loop_scratch(struct __test_metadata *_metadata,
+				const char **devp)
+{
+	struct loop_config cfg = { .info.lo_flags = LO_FLAGS_AUTOCLEAR };
+	int ctl, nr, fd;
+
+	if (mount("failnth", LOOP_BACKING, "tmpfs", 0, "size=256m,mode=0700"))
+		return "cannot mount a tmpfs on " LOOP_BACKING;
+	ASSERT_EQ(0, mknod(LOOP_BACKING "/loop-control", S_IFCHR | 0600,
+			   makedev(10, 237)));
+	ctl = open(LOOP_BACKING "/loop-control", O_RDWR | O_CLOEXEC);
+	if (ctl < 0)
+		return "no loop devices: needs CONFIG_BLK_DEV_LOOP";
+	nr = ioctl(ctl, LOOP_CTL_GET_FREE);
+	close(ctl);
+	ASSERT_LE(0, nr);
+	snprintf(loop_path, sizeof(loop_path), LOOP_BACKING "/loop%d", nr);
+	ASSERT_EQ(0, mknod(loop_path, S_IFBLK | 0600, makedev(7, nr)));
+	fd = open(LOOP_BACKING "/img", O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
+		  0600);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ftruncate(fd, (off_t)LOOP_FILE_MB << 20));
+	loop_fd = open(loop_path, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, loop_fd);
+	cfg.fd = fd;
+	ASSERT_EQ(0, ioctl(loop_fd, LOOP_CONFIGURE, &cfg));
+	close(fd);
+	*devp = loop_path;
+	return NULL;
+}
+
+/*
  * A private mount namespace with a fresh @d (or a tmpfs, @d NULL) on
- * FS_DIR: NULL, or why the test skips ("" when an EXPECT failed).
+ * FS_DIR, its device in *@devp (@devp may be NULL): NULL, or why the test
+ * skips ("" when an EXPECT failed).
  */
 static const char *fresh_mount(struct __test_metadata *_metadata,
-			       const struct disk_fs *d)
+			       const struct disk_fs *d, const char **devp)
 {
 	const char *dev = getenv("OOM_SCRATCH_DEV"), *why;
 	int err;
@@ -308,6 +383,13 @@ static const char *fresh_mount(struct __test_metadata *_metadata,
 	}
 	if (err)
 		return "";
+	if (d && d->on_loop) {
+		why = loop_scratch(_metadata, &dev);
+		if (why)
+			return why;
+	}
+	if (devp)
+		*devp = dev;
 	if (d) {
 		why = disk_format(_metadata, d, dev);
 		if (why)
@@ -360,7 +442,7 @@ static const char *fs_mount(struct __test_metadata *_metadata,
 		return why;
 	if (!d && op->tmpfs_skip)
 		return op->tmpfs_skip;
-	why = fresh_mount(_metadata, d);
+	why = fresh_mount(_metadata, d, NULL);
 	if (why)
 		return why;
 	/* Not a name of the scenario's: cleanup would remove it. */
@@ -529,16 +611,18 @@ FAILNTH_SWEEP(ext4, SWEEP_TIMEOUT)
 }
 
 /*
- * The mount of an XFS or an ext4 itself, and when a step fails its
- * unwinding. XFS: xfs_fs_fill_super() and xfs_mountfs() (the superblock,
- * per-CPU counters, workqueues, sysfs objects, the log and its recovery
- * pass, the root inode). ext4: __ext4_fill_super() (group descriptors,
- * flex groups, the multiblock allocator's caches, the extent status
- * shrinker, the journal: jbd2's journal_t, revoke tables and commit
- * thread). The device is formatted once; a failed mount must leave
- * nothing mounted, a success a working filesystem, and after the sweep
- * the filesystem's own read-only check (xfs_repair -n, e2fsck -fn) must
- * find it consistent.
+ * The mount of an XFS, an ext4 or a btrfs itself, and when a step fails
+ * its unwinding. XFS: xfs_fs_fill_super() and xfs_mountfs() (the
+ * superblock, per-CPU counters, workqueues, sysfs objects, the log and its
+ * recovery pass, the root inode). ext4: __ext4_fill_super() (group
+ * descriptors, flex groups, the multiblock allocator's caches, the extent
+ * status shrinker, the journal: jbd2's journal_t, revoke tables and
+ * commit thread). btrfs: open_ctree() (the fs_info, its workqueues and
+ * kthreads, the chunk, root and extent trees read in, the block groups,
+ * the free space cache). The device is formatted once; a failed mount
+ * must leave nothing mounted, a success a working filesystem, and after
+ * the sweep the filesystem's own read-only check (xfs_repair -n, e2fsck
+ * -fn, btrfs check --readonly) must find it consistent.
  *
  * xfs_quota_mount mounts with user, group and project quotas on a
  * filesystem that never had them: each point's mount runs quotacheck
@@ -554,6 +638,8 @@ struct mount_ctx {
 	/* The device of FS_DIR when nothing is mounted on it. */
 	dev_t base_dev;
 	bool formatted;
+	/* Whether the device was held before the point (an earlier leak). */
+	bool held;
 };
 
 FIXTURE(xfs_mount)
@@ -567,6 +653,11 @@ FIXTURE(ext4_mount)
 };
 
 FIXTURE(xfs_quota_mount)
+{
+	struct mount_ctx ctx;
+};
+
+FIXTURE(btrfs_mount)
 {
 	struct mount_ctx ctx;
 };
@@ -602,7 +693,7 @@ static void disk_mount_setup(struct __test_metadata *_metadata,
 		SKIP(return, "%s", why);
 	if (!tool_found(d->fsck[0]))
 		SKIP(return, "%s", d->no_tools);
-	why = fresh_mount(_metadata, d);
+	why = fresh_mount(_metadata, d, &c->dev);
 	if (why && *why)
 		SKIP(return, "%s", why);
 	ASSERT_EQ(NULL, why);
@@ -622,19 +713,41 @@ static void disk_mount_setup(struct __test_metadata *_metadata,
 	ASSERT_EQ(NULL, disk_format(_metadata, d, c->dev));
 }
 
+/* Whether nothing holds @dev: an exclusive open succeeds (0, or -errno). */
+static int device_free(const char *dev)
+{
+	int fd = open(dev, O_RDONLY | O_EXCL | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
 /* After the sweep: the filesystem the failed mounts left is consistent. */
 static void disk_mount_teardown(struct __test_metadata *_metadata,
 				struct mount_ctx *c)
 {
+	int err;
+
 	/* The sweep restores the knobs itself; this covers an ASSERT. */
 	EXPECT_EQ(0, failnth_knobs_restore());
 	umount2(FS_DIR, MNT_DETACH);
 	if (!c->formatted)
 		return;
-	EXPECT_EQ(0, disk_run(c->d->fsck, c->dev))
+	err = device_free(c->dev);
+	EXPECT_EQ(0, err)
 	{
-		TH_LOG("%s -n %s finds the filesystem damaged", c->d->fsck[0],
-		       c->dev);
+		TH_LOG("after the sweep, %s is still held: %s", c->dev,
+		       strerror(-err));
+	}
+	if (err)
+		return;
+	err = disk_run(c->d->fsck, c->dev);
+	EXPECT_EQ(0, err)
+	{
+		TH_LOG("%s of %s: exit %d: the filesystem is damaged",
+		       c->d->fsck[0], c->dev, err);
 	}
 }
 
@@ -646,6 +759,11 @@ FIXTURE_SETUP(xfs_mount)
 FIXTURE_SETUP(ext4_mount)
 {
 	disk_mount_setup(_metadata, &self->ctx, &disk_ext4);
+}
+
+FIXTURE_SETUP(btrfs_mount)
+{
+	disk_mount_setup(_metadata, &self->ctx, &disk_btrfs);
 }
 
 FIXTURE_SETUP(xfs_quota_mount)
@@ -668,6 +786,22 @@ FIXTURE_TEARDOWN(ext4_mount)
 FIXTURE_TEARDOWN(xfs_quota_mount)
 {
 	disk_mount_teardown(_metadata, &self->ctx);
+}
+
+FIXTURE_TEARDOWN(btrfs_mount)
+{
+	disk_mount_teardown(_metadata, &self->ctx);
+}
+
+/*
+ * Once a failed mount has kept the device (F30), no later point can show
+ * whether it would have: those points judge the rest.
+ */
+static void disk_mount_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct mount_ctx *c = arg;
+
+	c->held = device_free(c->dev) != 0;
 }
 
 static int disk_mount_action(void *arg)
@@ -694,12 +828,20 @@ static bool disk_mount_check(void *arg, int ret, char *why, size_t size)
 		return false;
 	}
 	if (ret < 0) {
-		if (sb.st_dev == c->base_dev)
-			return true;
-		snprintf(why, size,
-			 "mount failed, yet %s is mounted (type %#lx)", FS_DIR,
-			 (unsigned long)sfs.f_type);
-		return false;
+		if (sb.st_dev != c->base_dev) {
+			snprintf(why, size,
+				 "mount failed, yet %s is mounted (type %#lx)",
+				 FS_DIR, (unsigned long)sfs.f_type);
+			return false;
+		}
+		/* Nor may the failed mount still hold the device. */
+		err = c->held ? 0 : device_free(c->dev);
+		if (err) {
+			snprintf(why, size, "mount failed, yet %s is held: %s",
+				 c->dev, strerror(-err));
+			return false;
+		}
+		return true;
 	}
 	if (sb.st_dev == c->base_dev || sfs.f_type != c->d->magic) {
 		snprintf(why, size, "mount succeeded, but no %s on %s",
@@ -801,7 +943,7 @@ FIXTURE_SETUP(xfs_swapon)
 	if (access("/proc/swaps", R_OK))
 		SKIP(return, "no /proc/swaps: needs CONFIG_SWAP");
 	ASSERT_EQ(0, swap_listed());
-	why = fresh_mount(_metadata, &disk_xfs);
+	why = fresh_mount(_metadata, &disk_xfs, NULL);
 	if (why && *why)
 		SKIP(return, "%s", why);
 	ASSERT_EQ(NULL, why);
@@ -1001,6 +1143,7 @@ static void disk_mount_sweep(struct __test_metadata *_metadata,
 		.allowed = enomem_only,
 		.deadline_s = SWEEP_TIMEOUT - 10,
 		.arg = c,
+		.prepare = disk_mount_prepare,
 		.action = disk_mount_action,
 		.check = disk_mount_check,
 		.cleanup = disk_mount_cleanup,
@@ -1022,6 +1165,11 @@ FAILNTH_SWEEP(ext4_mount, SWEEP_TIMEOUT)
 }
 
 FAILNTH_SWEEP(xfs_quota_mount, SWEEP_TIMEOUT)
+{
+	disk_mount_sweep(_metadata, &self->ctx, mode);
+}
+
+FAILNTH_SWEEP(btrfs_mount, SWEEP_TIMEOUT)
 {
 	disk_mount_sweep(_metadata, &self->ctx, mode);
 }
