@@ -249,10 +249,10 @@ static const char *const btrfs_fsck[] = {
 /* clang-format on */
 
 /*
- * Only its mount is swept (btrfs_mount), on a loop device over a sparse
- * file: a mount that fails to set up its bdi keeps the device open until
- * the kernel stops (F30), and the scratch device must stay free for the
- * tests after it.
+ * Only its mount is swept (btrfs_mount), on a loop device over the
+ * scratch device: a mount that fails to set up its bdi keeps the device
+ * open until the kernel stops (F30), and the scratch device must stay free
+ * for the tests after it.
  */
 static const struct disk_fs disk_btrfs = {
 	.type = "btrfs",
@@ -321,39 +321,42 @@ static const char *disk_format(struct __test_metadata *_metadata,
 }
 
 /*
- * A loop device over a 192 MB sparse file on a tmpfs on LOOP_BACKING, in
- * the test's own mount namespace: its path in *@devp. The loop device
- * detaches itself (LO_FLAGS_AUTOCLEAR) when the test process, which holds
- * it open, exits and nothing else holds it.
+ * A loop device over the scratch device @dev, its path in *@devp; its node
+ * and loop-control's on a small tmpfs on LOOP_NODES, in the test's own
+ * mount namespace. A filesystem that keeps the loop device claimed (F30)
+ * leaves the scratch device itself unclaimed for the tests after it, and
+ * its writes on the disk, not in memory. The loop device detaches itself
+ * (LO_FLAGS_AUTOCLEAR) when the test process, which holds it open, exits
+ * and nothing else holds it.
  */
-#define LOOP_BACKING "/mnt"
-#define LOOP_FILE_MB 192
+#define LOOP_NODES "/mnt"
 
 static char loop_path[64];
 static int loop_fd = -1;
 
 static const char *loop_scratch(struct __test_metadata *_metadata,
-				const char **devp)
+				const char *dev, const char **devp)
 {
 	struct loop_config cfg = { .info.lo_flags = LO_FLAGS_AUTOCLEAR };
 	int ctl, nr, fd;
 
-	if (mount("failnth", LOOP_BACKING, "tmpfs", 0, "size=256m,mode=0700"))
-		return "cannot mount a tmpfs on " LOOP_BACKING;
-	ASSERT_EQ(0, mknod(LOOP_BACKING "/loop-control", S_IFCHR | 0600,
+	if (!dev || !*dev)
+		return REASON_NO_DEV;
+	if (mount("failnth", LOOP_NODES, "tmpfs", 0, "size=1m,mode=0700"))
+		return "cannot mount a tmpfs on " LOOP_NODES;
+	ASSERT_EQ(0, mknod(LOOP_NODES "/loop-control", S_IFCHR | 0600,
 			   makedev(10, 237)));
-	ctl = open(LOOP_BACKING "/loop-control", O_RDWR | O_CLOEXEC);
+	ctl = open(LOOP_NODES "/loop-control", O_RDWR | O_CLOEXEC);
 	if (ctl < 0)
 		return "no loop devices: needs CONFIG_BLK_DEV_LOOP";
 	nr = ioctl(ctl, LOOP_CTL_GET_FREE);
 	close(ctl);
 	ASSERT_LE(0, nr);
-	snprintf(loop_path, sizeof(loop_path), LOOP_BACKING "/loop%d", nr);
+	snprintf(loop_path, sizeof(loop_path), LOOP_NODES "/loop%d", nr);
 	ASSERT_EQ(0, mknod(loop_path, S_IFBLK | 0600, makedev(7, nr)));
-	fd = open(LOOP_BACKING "/img", O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
-		  0600);
-	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, ftruncate(fd, (off_t)LOOP_FILE_MB << 20));
+	fd = open(dev, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return REASON_NOT_BLOCK;
 	loop_fd = open(loop_path, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, loop_fd);
 	cfg.fd = fd;
@@ -384,7 +387,7 @@ static const char *fresh_mount(struct __test_metadata *_metadata,
 	if (err)
 		return "";
 	if (d && d->on_loop) {
-		why = loop_scratch(_metadata, &dev);
+		why = loop_scratch(_metadata, dev, &dev);
 		if (why)
 			return why;
 	}
