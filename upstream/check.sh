@@ -63,7 +63,7 @@ readonly UML_SECS=300 QEMU_SECS=900 BUILD_SECS=600
 # The reduced set: "PROGRAM GLOB..." (runner names, as ./run.sh --list
 # prints them) for the programs that take minutes in full; the others run
 # every case. fio_test: each workload once, without pressure (the memcg
-# conditions bisect a limit, 20-50 s each; tinymem wants mem=32M; replay
+# conditions bisect a limit, 20-50 s each; tinymem wants mem=36M; replay
 # wants a power cut). memcg_test: each charge regime once, on XFS, and
 # the group tests. failnth_work_test: the procfs reader (the others sweep
 # 300 runs of a command each, 25-45 s).
