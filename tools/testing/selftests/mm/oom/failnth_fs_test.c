@@ -331,6 +331,19 @@ static const char *disk_format(struct __test_metadata *_metadata,
  */
 #define LOOP_NODES "/mnt"
 
+/* loop-control, from a node made in @dir: its fd, or -errno. */
+static int loop_ctl_open(const char *dir)
+{
+	char node[64];
+	int fd;
+
+	snprintf(node, sizeof(node), "%s/loop-control", dir);
+	if (mknod(node, S_IFCHR | 0600, makedev(10, 237)))
+		return -errno;
+	fd = open(node, O_RDWR | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
 static char loop_path[64];
 static int loop_fd = -1;
 
@@ -344,11 +357,10 @@ static const char *loop_scratch(struct __test_metadata *_metadata,
 		return REASON_NO_DEV;
 	if (mount("failnth", LOOP_NODES, "tmpfs", 0, "size=1m,mode=0700"))
 		return "cannot mount a tmpfs on " LOOP_NODES;
-	ASSERT_EQ(0, mknod(LOOP_NODES "/loop-control", S_IFCHR | 0600,
-			   makedev(10, 237)));
-	ctl = open(LOOP_NODES "/loop-control", O_RDWR | O_CLOEXEC);
-	if (ctl < 0)
+	ctl = loop_ctl_open(LOOP_NODES);
+	if (ctl == -ENODEV || ctl == -ENXIO)
 		return "no loop devices: needs CONFIG_BLK_DEV_LOOP";
+	ASSERT_LE(0, ctl);
 	nr = ioctl(ctl, LOOP_CTL_GET_FREE);
 	close(ctl);
 	ASSERT_LE(0, nr);
@@ -665,23 +677,6 @@ FIXTURE(btrfs_mount)
 	struct mount_ctx ctx;
 };
 
-/* Whether @name is an executable file in $PATH. */
-static bool tool_found(const char *name)
-{
-	const char *path = getenv("PATH") ?: "/usr/sbin:/usr/bin:/sbin:/bin";
-	char file[PATH_MAX];
-	const char *p, *end;
-
-	for (p = path; *p; p = *end ? end + 1 : end) {
-		end = strchrnul(p, ':');
-		snprintf(file, sizeof(file), "%.*s/%s", (int)(end - p), p,
-			 name);
-		if (!access(file, X_OK))
-			return true;
-	}
-	return false;
-}
-
 /* Formats and mounts @d once, unarmed: a kernel without it skips. */
 static void disk_mount_setup(struct __test_metadata *_metadata,
 			     struct mount_ctx *c, const struct disk_fs *d)
@@ -694,7 +689,7 @@ static void disk_mount_setup(struct __test_metadata *_metadata,
 	c->dev = getenv("OOM_SCRATCH_DEV");
 	if (why)
 		SKIP(return, "%s", why);
-	if (!tool_found(d->fsck[0]))
+	if (!in_path(d->fsck[0]))
 		SKIP(return, "%s", d->no_tools);
 	why = fresh_mount(_metadata, d, &c->dev);
 	if (why && *why)
@@ -1007,9 +1002,10 @@ static void swapon_cleanup(struct __test_metadata *_metadata, void *arg,
  * leave no trace in sysfs and the number free for the next point.
  */
 #define LOOP_NR 200
-#define LOOP_CTL FS_DIR "/loop-control"
 #define LOOP_DEV FS_DIR "/loop-dev"
-#define LOOP_SYSFS "/sys/dev/block/7:200"
+#define LOOP_STR(x) #x
+#define LOOP_SYSFS_OF(nr) "/sys/dev/block/7:" LOOP_STR(nr)
+#define LOOP_SYSFS LOOP_SYSFS_OF(LOOP_NR)
 
 FIXTURE(loop_add)
 {
@@ -1032,10 +1028,9 @@ FIXTURE_SETUP(loop_add)
 	ASSERT_EQ(0, unshare(CLONE_NEWNS));
 	ASSERT_EQ(0, mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
 	ASSERT_EQ(0, mount("failnth", FS_DIR, "tmpfs", 0, "size=1m,mode=0700"));
-	ASSERT_EQ(0, mknod(LOOP_CTL, S_IFCHR | 0600, makedev(10, 237)));
 	ASSERT_EQ(0, mknod(LOOP_DEV, S_IFBLK | 0600, makedev(7, LOOP_NR)));
-	self->ctl = open(LOOP_CTL, O_RDWR | O_CLOEXEC);
-	err = self->ctl < 0 ? errno : 0;
+	self->ctl = loop_ctl_open(FS_DIR);
+	err = self->ctl < 0 ? -self->ctl : 0;
 	if (err == ENODEV || err == ENXIO)
 		SKIP(return, "no loop devices: needs CONFIG_BLK_DEV_LOOP");
 	ASSERT_LE(0, self->ctl);

@@ -1054,7 +1054,7 @@ static const char *tool_missing(void)
 	size_t i;
 
 	for (i = 0; i < 3; i++)
-		if (!fx_in_path(tools[i]))
+		if (!in_path(tools[i]))
 			return tools[i];
 	return NULL;
 }

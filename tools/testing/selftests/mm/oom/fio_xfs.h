@@ -64,23 +64,6 @@ static long long fx_read_key(const char *path, const char *key)
 	return -ENOENT;
 }
 
-/* Whether @prog is an executable in $PATH. */
-static bool fx_in_path(const char *prog)
-{
-	const char *path = getenv("PATH");
-	char buf[PATH_MAX];
-
-	while (path && *path) {
-		size_t len = strcspn(path, ":");
-
-		snprintf(buf, sizeof(buf), "%.*s/%s", (int)len, path, prog);
-		if (!access(buf, X_OK))
-			return true;
-		path += len + (path[len] == ':');
-	}
-	return false;
-}
-
 static double fx_now(void)
 {
 	struct timespec ts;

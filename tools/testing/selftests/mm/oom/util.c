@@ -7,8 +7,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
@@ -165,6 +167,22 @@ int quota_on(const char *dir)
 		      0;
 	close(fd);
 	return err;
+}
+
+bool in_path(const char *prog)
+{
+	const char *path = getenv("PATH");
+	char buf[PATH_MAX];
+
+	while (path && *path) {
+		size_t len = strcspn(path, ":");
+
+		snprintf(buf, sizeof(buf), "%.*s/%s", (int)len, path, prog);
+		if (!access(buf, X_OK))
+			return true;
+		path += len + (path[len] == ':');
+	}
+	return false;
 }
 
 int rm_tree(const char *root)

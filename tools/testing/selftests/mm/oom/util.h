@@ -8,6 +8,7 @@
 #ifndef OOM_UTIL_H
 #define OOM_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -50,6 +51,9 @@ int dir_usable(const char *dir);
 
 /* Whether the filesystem of @dir has user quotas on: 0, or -errno. */
 int quota_on(const char *dir);
+
+/* Whether @prog is an executable file in $PATH. */
+bool in_path(const char *prog);
 
 /* Removes @root and all below it: 0 once it is gone (or was), or -errno. */
 int rm_tree(const char *root);
