@@ -1092,7 +1092,7 @@ static void failnth_work_mutate(struct __test_metadata *_metadata,
 		failnth_lie_told(&lies, n, -end.ret, caught, why);
 	}
 	failnth_work_end();
-	failnth_mutate_summary(_metadata, sc->name, &lies, cut && n <= last, n);
+	failnth_mutate_summary(_metadata, sc, &lies, cut && n <= last, n);
 }
 
 /* failnth_mutate() for a call made in a child. */
@@ -1157,7 +1157,7 @@ static void failnth_child_mutate(struct __test_metadata *_metadata,
 			continue;
 		failnth_lie_told(&lies, n, -rep.ret, !rep.ok, rep.why);
 	}
-	failnth_mutate_summary(_metadata, sc->name, &lies, cut, n);
+	failnth_mutate_summary(_metadata, sc, &lies, cut, n);
 }
 
 static void failnth_child_sweep(struct __test_metadata *_metadata,
