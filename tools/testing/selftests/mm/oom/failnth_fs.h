@@ -62,6 +62,7 @@ enum fs_kind {
 	FS_TMPFS,
 	FS_XFS,
 	FS_EXT4,
+	FS_BTRFS,
 };
 
 /* The filesystem of a sweep, shared by a scenario's callbacks. */
@@ -69,6 +70,8 @@ struct fs_ctx {
 	/* The root of the fresh filesystem. */
 	int dirfd;
 	enum fs_kind kind;
+	/* Its block device (btrfs: the loop device); unused on tmpfs. */
+	const char *dev;
 	/* When fresh: free inodes and blocks, and the root's links. */
 	struct statfs fresh;
 	struct stat fresh_root;
@@ -105,6 +108,8 @@ struct fs_op {
 	const char *tmpfs_skip;
 	/* Why a success leaves nothing to tell from a failure (failnth.h). */
 	const char *success_unseen;
+	/* Why a failure may leave what a success leaves (failnth.h). */
+	const char *failure_unseen;
 };
 
 /* Byte @off of the file content numbered @seed: not periodic in a page. */
@@ -367,7 +372,9 @@ static int fs_empty_dir(int dirfd, int depth)
  * "Expedite background inodegc but don't wait"). XFS_IOC_FREE_EOFBLOCKS
  * with XFS_EOF_FLAGS_SYNC ends in xfs_blockgc_free_space(), which trims
  * the post-EOF preallocations and then waits in xfs_inodegc_flush(), so
- * the counts after it are exact.
+ * the counts after it are exact. btrfs frees an extent only when the
+ * transaction that dropped it commits (btrfs_finish_extent_commit()
+ * unpins it), which syncfs() does: btrfs_sync_fs() commits.
  */
 static int fs_statfs(struct fs_ctx *fs, struct statfs *sfs)
 {
@@ -379,12 +386,30 @@ static int fs_statfs(struct fs_ctx *fs, struct statfs *sfs)
 	if (fs->kind == FS_XFS &&
 	    ioctl(fs->dirfd, FS_XFS_IOC_FREE_EOFBLOCKS, &eofb))
 		return -errno;
+	if (fs->kind == FS_BTRFS && syncfs(fs->dirfd))
+		return -errno;
 	return fstatfs(fs->dirfd, sfs) ? -errno : 0;
+}
+
+/*
+ * The free counts that must come back when every name is gone. btrfs
+ * counts no inodes (f_ffree is 0), and its f_bfree moves with the shape of
+ * its metadata trees and with the global block reserve, resized from them
+ * (btrfs_statfs(), btrfs_update_global_block_rsv()); its f_bavail counts
+ * the data space only, which must come back. Its metadata is checked once
+ * the sweep is over, by btrfs check (fs_unmount()).
+ */
+static void fs_free(const struct fs_ctx *fs, const struct statfs *sfs,
+		    unsigned long long *inodes, unsigned long long *blocks)
+{
+	*inodes = sfs->f_ffree;
+	*blocks = fs->kind == FS_BTRFS ? sfs->f_bavail : sfs->f_bfree;
 }
 
 /* Back to fresh: every inode and block of a success or failure freed. */
 static bool fs_settled(void *arg, char *why, size_t size)
 {
+	unsigned long long inodes, blocks, fresh_inodes, fresh_blocks;
 	struct fs_ctx *fs = arg;
 	struct statfs sfs;
 	int err = fs_statfs(fs, &sfs);
@@ -393,15 +418,14 @@ static bool fs_settled(void *arg, char *why, size_t size)
 		snprintf(why, size, "statfs: %s", strerror(-err));
 		return false;
 	}
-	if (sfs.f_ffree != fs->fresh.f_ffree ||
-	    sfs.f_bfree != fs->fresh.f_bfree) {
+	fs_free(fs, &sfs, &inodes, &blocks);
+	fs_free(fs, &fs->fresh, &fresh_inodes, &fresh_blocks);
+	if (inodes != fresh_inodes || blocks != fresh_blocks) {
 		const char *fmt =
 			"%llu free inodes and %llu free blocks, %llu and %llu when fresh";
 
-		snprintf(why, size, fmt, (unsigned long long)sfs.f_ffree,
-			 (unsigned long long)sfs.f_bfree,
-			 (unsigned long long)fs->fresh.f_ffree,
-			 (unsigned long long)fs->fresh.f_bfree);
+		snprintf(why, size, fmt, inodes, blocks, fresh_inodes,
+			 fresh_blocks);
 		return false;
 	}
 	return fs_root_links(fs, 0, why, size);

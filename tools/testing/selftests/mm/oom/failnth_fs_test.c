@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Filesystem calls while their small allocations fail, one at a time, on a
- * fresh tmpfs, a fresh XFS and a fresh ext4.
+ * fresh tmpfs, XFS, ext4 and btrfs.
  *
  * Each variant is one call (create, remove, rename, link, symlink, list,
  * truncate, fallocate, write, fsync, xattrs) on a few files that prepare
@@ -10,10 +10,11 @@
  * allowed errno. A success leaves exactly its effect: the names, links,
  * sizes and bytes it should; a short write exactly what it counted; a
  * failure leaves everything as it was. Once cleaned up, the filesystem has
- * as many free inodes and blocks as when fresh, and no fd is leaked.
+ * as many free inodes and blocks as when fresh, and no fd is leaked; a
+ * btrfs, which counts no inodes, must pass btrfs check after the sweep.
  *
  * The same scenarios run on every filesystem: FS_SCENARIO() adds each to
- * the tmpfs, xfs and ext4 fixtures. Test names:
+ * the tmpfs, xfs, ext4 and btrfs fixtures. Test names:
  * failnth_fs.<fs>.<call>.<mode>. The xfs_mount and ext4_mount fixtures
  * sweep the mount itself (tmpfs's is failnth_task's mount_tmpfs),
  * xfs_swapon the swapon() of a file on an XFS.
@@ -74,6 +75,11 @@ FIXTURE(ext4)
 	struct fs_ctx fs;
 };
 
+FIXTURE(btrfs)
+{
+	struct fs_ctx fs;
+};
+
 FIXTURE_VARIANT(tmpfs)
 {
 	const struct fs_op *op;
@@ -89,6 +95,11 @@ FIXTURE_VARIANT(ext4)
 	const struct fs_op *op;
 };
 
+FIXTURE_VARIANT(btrfs)
+{
+	const struct fs_op *op;
+};
+
 /* One scenario's fs_op, and a variant of each fixture that runs it. */
 /* clang-format off */
 #define FS_SCENARIO(_name, ...)						\
@@ -97,7 +108,8 @@ FIXTURE_VARIANT(ext4)
 	};								\
 	FIXTURE_VARIANT_ADD(tmpfs, _name) { .op = &fs_op_##_name };	\
 	FIXTURE_VARIANT_ADD(xfs, _name) { .op = &fs_op_##_name };	\
-	FIXTURE_VARIANT_ADD(ext4, _name) { .op = &fs_op_##_name }
+	FIXTURE_VARIANT_ADD(ext4, _name) { .op = &fs_op_##_name };	\
+	FIXTURE_VARIANT_ADD(btrfs, _name) { .op = &fs_op_##_name }
 /* clang-format on */
 
 /* A query changes nothing: its success and failure leave the same state. */
@@ -168,6 +180,8 @@ FS_SCENARIO(fsync, .prepare = prep_fsync, .action = act_fsync,
 	    .check = check_fsync,
 	    /* Only a power cut could tell what reached the disk. */
 	    .success_unseen = "data reads back after a failed fsync too",
+	    /* btrfs: after the data is written, in its log or commit. */
+	    .failure_unseen = "a fsync can fail after its data is on the disk",
 	    /* mm/shmem.c: shmem_file_operations has .fsync = noop_fsync. */
 	    .tmpfs_skip = "tmpfs fsync is noop_fsync: no allocation to fail");
 
@@ -196,6 +210,8 @@ struct disk_fs {
 	const char *no_tools, *no_kernel;
 	/* Made on a loop device of its own, not on the scratch device. */
 	bool on_loop;
+	/* Checked by fsck after a per-call sweep: statfs cannot tell. */
+	bool fsck_after;
 };
 
 #define DISK_DEV "@dev"
@@ -249,10 +265,11 @@ static const char *const btrfs_fsck[] = {
 /* clang-format on */
 
 /*
- * Only its mount is swept (btrfs_mount), on a loop device over the
- * scratch device: a mount that fails to set up its bdi keeps the device
- * open until the kernel stops (F30), and the scratch device must stay free
- * for the tests after it.
+ * On a loop device over the scratch device: a mount that fails to set up
+ * its bdi keeps the device open until the kernel stops (F30), and the
+ * scratch device must stay free for the tests after it. btrfs counts no
+ * inodes, so the per-call sweeps check its metadata with btrfs check once
+ * they are over.
  */
 static const struct disk_fs disk_btrfs = {
 	.type = "btrfs",
@@ -263,6 +280,7 @@ static const struct disk_fs disk_btrfs = {
 	.no_kernel = "btrfs missing: needs CONFIG_BTRFS_FS",
 	/* A failed mount can keep its device open for good (F30). */
 	.on_loop = true,
+	.fsck_after = true,
 };
 
 static const struct disk_fs disk_ext4 = {
@@ -432,6 +450,7 @@ static const struct disk_fs *const fs_disk[] = {
 	[FS_TMPFS] = NULL,
 	[FS_XFS] = &disk_xfs,
 	[FS_EXT4] = &disk_ext4,
+	[FS_BTRFS] = &disk_btrfs,
 };
 
 /*
@@ -457,7 +476,9 @@ static const char *fs_mount(struct __test_metadata *_metadata,
 		return why;
 	if (!d && op->tmpfs_skip)
 		return op->tmpfs_skip;
-	why = fresh_mount(_metadata, d, NULL);
+	if (d && d->fsck_after && !in_path(d->fsck[0]))
+		return d->no_tools;
+	why = fresh_mount(_metadata, d, &fs->dev);
 	if (why)
 		return why;
 	/* Not a name of the scenario's: cleanup would remove it. */
@@ -487,6 +508,9 @@ static const char *fs_mount(struct __test_metadata *_metadata,
 
 static void fs_unmount(struct __test_metadata *_metadata, struct fs_ctx *fs)
 {
+	const struct disk_fs *d = fs_disk[fs->kind];
+	int err;
+
 	/* The sweep restores the knobs itself; this covers an ASSERT. */
 	EXPECT_EQ(0, failnth_knobs_restore());
 	if (fs->fd >= 0)
@@ -499,6 +523,15 @@ static void fs_unmount(struct __test_metadata *_metadata, struct fs_ctx *fs)
 	if (umount(FS_DIR)) {
 		EXPECT_EQ(EBUSY, errno);
 		EXPECT_EQ(0, umount2(FS_DIR, MNT_DETACH));
+		return;
+	}
+	if (!d || !d->fsck_after)
+		return;
+	err = disk_run(d->fsck, fs->dev);
+	EXPECT_EQ(0, err)
+	{
+		TH_LOG("%s of %s after the sweep: exit %d: the filesystem is damaged",
+		       d->fsck[0], fs->dev, err);
 	}
 }
 
@@ -527,6 +560,14 @@ FIXTURE_SETUP(ext4)
 		SKIP(return, "%s", why);
 }
 
+FIXTURE_SETUP(btrfs)
+{
+	const char *why = fs_mount(_metadata, &self->fs, variant->op, FS_BTRFS);
+
+	if (why && *why)
+		SKIP(return, "%s", why);
+}
+
 FIXTURE_TEARDOWN(tmpfs)
 {
 	fs_unmount(_metadata, &self->fs);
@@ -538,6 +579,11 @@ FIXTURE_TEARDOWN(xfs)
 }
 
 FIXTURE_TEARDOWN(ext4)
+{
+	fs_unmount(_metadata, &self->fs);
+}
+
+FIXTURE_TEARDOWN(btrfs)
 {
 	fs_unmount(_metadata, &self->fs);
 }
@@ -598,6 +644,7 @@ static void fs_sweep(struct __test_metadata *_metadata, struct fs_ctx *fs,
 		.allowed = allowed ? allowed : enomem_only,
 		.full = fs->op->full,
 		.success_unseen = fs->op->success_unseen,
+		.failure_unseen = fs->op->failure_unseen,
 		.deadline_s = SWEEP_TIMEOUT - 10,
 		.arg = fs,
 		.prepare = fs_prepare,
@@ -621,6 +668,11 @@ FAILNTH_SWEEP(xfs, SWEEP_TIMEOUT)
 }
 
 FAILNTH_SWEEP(ext4, SWEEP_TIMEOUT)
+{
+	fs_sweep(_metadata, &self->fs, mode);
+}
+
+FAILNTH_SWEEP(btrfs, SWEEP_TIMEOUT)
 {
 	fs_sweep(_metadata, &self->fs, mode);
 }
