@@ -63,6 +63,7 @@ enum fs_kind {
 	FS_XFS,
 	FS_EXT4,
 	FS_BTRFS,
+	FS_KINDS,
 };
 
 /* The filesystem of a sweep, shared by a scenario's callbacks. */
@@ -104,8 +105,8 @@ struct fs_op {
 	bool returns_fd;
 	/* Clean errnos, 0-terminated, each with its source; NULL: ENOMEM. */
 	const int *tmpfs_errnos;
-	/* Why tmpfs has no injection point on this path, to skip there. */
-	const char *tmpfs_skip;
+	/* Why a filesystem has no such call or no point on its path: skip. */
+	const char *skip[FS_KINDS];
 	/* Why a success leaves nothing to tell from a failure (failnth.h). */
 	const char *success_unseen;
 	/* Why a failure may leave what a success leaves (failnth.h). */

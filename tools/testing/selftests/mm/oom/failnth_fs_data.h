@@ -12,6 +12,8 @@
 #ifndef __SELFTESTS_MM_OOM_FAILNTH_FS_DATA_H
 #define __SELFTESTS_MM_OOM_FAILNTH_FS_DATA_H
 
+#include <linux/falloc.h>
+#include <linux/fs.h>
 #include <sys/uio.h>
 #include <sys/xattr.h>
 
@@ -99,29 +101,45 @@ static int act_truncate_grow(struct fs_ctx *fs)
 	return truncate(A_PATH, GROW_LEN) ? -errno : 0;
 }
 
+/*
+ * a, the only name, opened read-only if it is the inode prepare made and
+ * @len bytes long (its stat in *@st): the fd, or -1 with @why said.
+ */
+static int a_open(struct fs_ctx *fs, uint64_t len, struct stat *st, char *why,
+		  size_t size)
+{
+	int fd;
+
+	if (!fs_names_are(fs->dirfd, "a", why, size))
+		return -1;
+	fd = openat(fs->dirfd, "a", O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, st)) {
+		snprintf(why, size, "a: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if (st->st_size != (off_t)len || st->st_ino != fs->ino_a) {
+		snprintf(why, size, "a: size %lld inode %lu, want %llu and %lu",
+			 (long long)st->st_size, (unsigned long)st->st_ino,
+			 (unsigned long long)len, (unsigned long)fs->ino_a);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 /* a is content 1 up to @data, then zeros up to @len. */
 static bool a_is(struct fs_ctx *fs, uint64_t data, uint64_t len, char *why,
 		 size_t size)
 {
 	struct stat st;
 	bool ok;
-	int fd;
+	int fd = a_open(fs, len, &st, why, size);
 
-	if (!fs_names_are(fs->dirfd, "a", why, size))
+	if (fd < 0)
 		return false;
-	fd = openat(fs->dirfd, "a", O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st)) {
-		snprintf(why, size, "a: %s", strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return false;
-	}
-	ok = st.st_size == (off_t)len && st.st_ino == fs->ino_a;
-	if (!ok)
-		snprintf(why, size, "a: size %lld inode %lu, want %llu and %lu",
-			 (long long)st.st_size, (unsigned long)st.st_ino,
-			 (unsigned long long)len, (unsigned long)fs->ino_a);
-	ok = ok && fs_data_is(fd, 0, data, 1, "a's data", why, size) &&
+	ok = fs_data_is(fd, 0, data, 1, "a's data", why, size) &&
 	     fs_data_is(fd, data, len - data, -1, "a's zeros", why, size);
 	close(fd);
 	return ok;
@@ -141,6 +159,7 @@ static void prep_long_a(struct __test_metadata *_metadata, struct fs_ctx *fs)
 	ASSERT_EQ(0, fs_make_file(fs->dirfd, "a", GROW_LEN, 1));
 	ASSERT_EQ(0, fstatat(fs->dirfd, "a", &st, 0));
 	fs->ino_a = st.st_ino;
+	fs->blocks_a = st.st_blocks;
 }
 
 static int act_truncate_shrink(struct fs_ctx *fs)
@@ -201,6 +220,135 @@ static bool check_fallocate(struct fs_ctx *fs, int ret, char *why, size_t size)
 		return false;
 	}
 	return a_is(fs, A_LEN, FALLOC_LEN, why, size);
+}
+
+/* Whole pages inside a's GROW_LEN bytes: punch_hole and zero_range. */
+#define HOLE_OFF 8192
+#define HOLE_LEN 32768
+
+static void prep_long_a_open(struct __test_metadata *_metadata,
+			     struct fs_ctx *fs)
+{
+	prep_long_a(_metadata, fs);
+	fs->fd = openat(fs->dirfd, "a", O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fs->fd);
+}
+
+static int act_punch_hole(struct fs_ctx *fs)
+{
+	return fallocate(fs->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+			 HOLE_OFF, HOLE_LEN) ?
+		       -errno :
+		       0;
+}
+
+static int act_zero_range(struct fs_ctx *fs)
+{
+	return fallocate(fs->fd, FALLOC_FL_ZERO_RANGE, HOLE_OFF, HOLE_LEN) ?
+		       -errno :
+		       0;
+}
+
+/*
+ * Success: a as long as it was, zeros in the range and content 1 around
+ * it (punched: with fewer blocks than it had). Failure: a as it was.
+ */
+static bool a_holed(struct fs_ctx *fs, int ret, bool punched, char *why,
+		    size_t size)
+{
+	struct stat st;
+	bool ok;
+	int fd;
+
+	if (ret < 0)
+		return a_is(fs, GROW_LEN, GROW_LEN, why, size);
+	fd = a_open(fs, GROW_LEN, &st, why, size);
+	if (fd < 0)
+		return false;
+	ok = !punched || st.st_blocks < fs->blocks_a;
+	if (!ok)
+		snprintf(why, size,
+			 "a has %lld blocks after the punch, had %lld",
+			 (long long)st.st_blocks, (long long)fs->blocks_a);
+	ok = ok && fs_data_is(fd, 0, HOLE_OFF, 1, "a's data", why, size) &&
+	     fs_data_is(fd, HOLE_OFF, HOLE_LEN, -1, "a's hole", why, size) &&
+	     fs_data_is(fd, HOLE_OFF + HOLE_LEN, GROW_LEN - HOLE_OFF - HOLE_LEN,
+			1, "a's data after", why, size);
+	close(fd);
+	return ok;
+}
+
+static bool check_punch_hole(struct fs_ctx *fs, int ret, char *why, size_t size)
+{
+	return a_holed(fs, ret, true, why, size);
+}
+
+static bool check_zero_range(struct fs_ctx *fs, int ret, char *why, size_t size)
+{
+	return a_holed(fs, ret, false, why, size);
+}
+
+/* a of GROW_LEN bytes, and an empty b open for the clone. */
+static void prep_clone(struct __test_metadata *_metadata, struct fs_ctx *fs)
+{
+	struct stat st;
+
+	prep_long_a(_metadata, fs);
+	fs->fd = openat(fs->dirfd, "b", O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC,
+			0600);
+	ASSERT_LE(0, fs->fd);
+	ASSERT_EQ(0, fstat(fs->fd, &st));
+	fs->ino_b = st.st_ino;
+}
+
+/* b made to share a's extents (FICLONE): a's bytes, no copy. */
+static int act_reflink(struct fs_ctx *fs)
+{
+	int src, err = 0;
+
+	src = openat(fs->dirfd, "a", O_RDONLY | O_CLOEXEC);
+	if (src < 0)
+		return -errno;
+	if (ioctl(fs->fd, FICLONE, src))
+		err = -errno;
+	close(src);
+	return err;
+}
+
+/* Success: b is a's bytes; failure: b still empty. a intact either way. */
+static bool check_reflink(struct fs_ctx *fs, int ret, char *why, size_t size)
+{
+	uint64_t len = ret < 0 ? 0 : GROW_LEN;
+
+	return fs_names_are(fs->dirfd, "a,b", why, size) &&
+	       fs_file_is(fs->dirfd, "a", GROW_LEN, 1, 1, fs->ino_a, why,
+			  size) &&
+	       fs_file_is(fs->dirfd, "b", len, 1, 1, fs->ino_b, why, size);
+}
+
+static int act_chmod(struct fs_ctx *fs)
+{
+	return fchmodat(fs->dirfd, "a", 0640, 0) ? -errno : 0;
+}
+
+/* Success: a's mode 0640; failure: still 0600. Its data either way. */
+static bool check_chmod(struct fs_ctx *fs, int ret, char *why, size_t size)
+{
+	mode_t want = ret < 0 ? 0600 : 0640;
+	struct stat st;
+
+	if (!a_intact(fs, why, size))
+		return false;
+	if (fstatat(fs->dirfd, "a", &st, 0)) {
+		snprintf(why, size, "a: %s", strerror(errno));
+		return false;
+	}
+	if ((st.st_mode & 07777) != want) {
+		snprintf(why, size, "a: mode 0%o, want 0%o", st.st_mode & 07777,
+			 want);
+		return false;
+	}
+	return true;
 }
 
 /* a holds FSYNC_LEN bytes of content 2, written but not yet on disk. */

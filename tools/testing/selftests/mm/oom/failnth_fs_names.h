@@ -270,6 +270,62 @@ static bool check_link(struct fs_ctx *fs, int ret, char *why, size_t size)
 	       fs_file_is(fs->dirfd, "b", A_LEN, 1, 2, fs->ino_a, why, size);
 }
 
+/* An unnamed file, then its name: O_TMPFILE and linkat(AT_EMPTY_PATH). */
+static int act_tmpfile_link(struct fs_ctx *fs)
+{
+	int fd, err = 0;
+
+	fd = openat(fs->dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	if (linkat(fd, "", fs->dirfd, "t", AT_EMPTY_PATH))
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+/* Success: "t", empty, one link; failure: no name (nor, once closed, inode). */
+static bool check_tmpfile_link(struct fs_ctx *fs, int ret, char *why,
+			       size_t size)
+{
+	if (ret < 0)
+		return fs_names_are(fs->dirfd, "", why, size);
+	return fs_names_are(fs->dirfd, "t", why, size) &&
+	       fs_file_is(fs->dirfd, "t", 0, 1, 1, 0, why, size);
+}
+
+/* a renamed to c, a whiteout (a 0:0 character device) left in its place. */
+static int act_rename_whiteout(struct fs_ctx *fs)
+{
+	return renameat2(fs->dirfd, "a", fs->dirfd, "c", RENAME_WHITEOUT) ?
+		       -errno :
+		       0;
+}
+
+static bool check_rename_whiteout(struct fs_ctx *fs, int ret, char *why,
+				  size_t size)
+{
+	struct stat st;
+
+	if (ret < 0)
+		return a_intact(fs, why, size);
+	if (!fs_names_are(fs->dirfd, "a,c", why, size) ||
+	    !fs_file_is(fs->dirfd, "c", A_LEN, 1, 1, fs->ino_a, why, size))
+		return false;
+	if (fstatat(fs->dirfd, "a", &st, AT_SYMLINK_NOFOLLOW)) {
+		snprintf(why, size, "a: %s", strerror(errno));
+		return false;
+	}
+	if (!S_ISCHR(st.st_mode) || st.st_rdev || st.st_nlink != 1) {
+		snprintf(why, size,
+			 "a: mode 0%o rdev %lu links %lu, want a whiteout",
+			 st.st_mode, (unsigned long)st.st_rdev,
+			 (unsigned long)st.st_nlink);
+		return false;
+	}
+	return true;
+}
+
 #define S_LINKS_TO_FMT \
 	"s: mode 0%o size %lld links %lu reads %zd bytes \"%.40s\", want a link of %zu bytes to \"%.40s\""
 

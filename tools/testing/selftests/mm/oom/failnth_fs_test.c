@@ -4,7 +4,8 @@
  * fresh tmpfs, XFS, ext4 and btrfs.
  *
  * Each variant is one call (create, remove, rename, link, symlink, list,
- * truncate, fallocate, write, fsync, xattrs) on a few files that prepare
+ * truncate, fallocate, punch or zero a range, clone a file, write, fsync,
+ * chmod, xattrs) on a few files that prepare
  * made, with every failslab and fail_page_alloc point on its path made to
  * fail in turn (see failnth.h). The call must succeed or fail with an
  * allowed errno. A success leaves exactly its effect: the names, links,
@@ -147,6 +148,11 @@ FS_SCENARIO(symlink, .action = act_symlink, .check = check_symlink,
 FS_SCENARIO(symlink_short, .action = act_symlink_short,
 	    .check = check_symlink_short, .tmpfs_errnos = tmpfs_create_errnos);
 
+FS_SCENARIO(tmpfile_link, .action = act_tmpfile_link,
+	    .check = check_tmpfile_link, .tmpfs_errnos = tmpfs_create_errnos);
+FS_SCENARIO(rename_whiteout, .prepare = prep_a,
+	    .action = act_rename_whiteout, .check = check_rename_whiteout,
+	    .tmpfs_errnos = tmpfs_create_errnos);
 FS_SCENARIO(readlink, .prepare = prep_s, .action = act_readlink,
 	    .check = check_readlink, .full = LINK_LONG_LEN,
 	    .success_unseen = QUERY);
@@ -183,8 +189,23 @@ FS_SCENARIO(fsync, .prepare = prep_fsync, .action = act_fsync,
 	    /* btrfs: after the data is written, in its log or commit. */
 	    .failure_unseen = "a fsync can fail after its data is on the disk",
 	    /* mm/shmem.c: shmem_file_operations has .fsync = noop_fsync. */
-	    .tmpfs_skip = "tmpfs fsync is noop_fsync: no allocation to fail");
+	    .skip[FS_TMPFS] = "tmpfs fsync is noop_fsync: no allocation to fail");
 
+FS_SCENARIO(punch_hole, .prepare = prep_long_a_open,
+	    .action = act_punch_hole, .check = check_punch_hole,
+	    /* shmem_fallocate(): unmap_mapping_range(), shmem_truncate_range() */
+	    .skip[FS_TMPFS] = "tmpfs punches a hole without allocating");
+FS_SCENARIO(zero_range, .prepare = prep_long_a_open,
+	    .action = act_zero_range, .check = check_zero_range,
+	    /* mm/shmem.c: shmem_fallocate() takes PUNCH_HOLE and KEEP_SIZE. */
+	    .skip[FS_TMPFS] = "tmpfs has no FALLOC_FL_ZERO_RANGE");
+FS_SCENARIO(reflink, .prepare = prep_clone, .action = act_reflink,
+	    .check = check_reflink,
+	    /* Neither has .remap_file_range in its file_operations. */
+	    .skip[FS_TMPFS] = "tmpfs cannot share extents (FICLONE)",
+	    .skip[FS_EXT4] = "ext4 cannot share extents (FICLONE)");
+FS_SCENARIO(chmod, .prepare = prep_a, .action = act_chmod,
+	    .check = check_chmod);
 FS_SCENARIO(setxattr, .prepare = prep_keep, .action = act_setxattr,
 	    .check = check_setxattr);
 
@@ -474,8 +495,8 @@ static const char *fs_mount(struct __test_metadata *_metadata,
 	why = failnth_missing();
 	if (why)
 		return why;
-	if (!d && op->tmpfs_skip)
-		return op->tmpfs_skip;
+	if (op->skip[kind])
+		return op->skip[kind];
 	if (d && d->fsck_after && !in_path(d->fsck[0]))
 		return d->no_tools;
 	why = fresh_mount(_metadata, d, &fs->dev);
