@@ -1108,6 +1108,25 @@ class Mutate(unittest.TestCase):
 		self.assertEqual(1, rc)
 		self.assertIn('was --mutate ignored?', out)
 
+	EXCUSED = ("# mutate x.both: failure: 1 of 4 failing points left a success's state "
+		   "(n=14 Cannot allocate memory: NOT caught): a fsync can fail after its "
+		   "data is on the disk")
+	OTHERS = ('# mutate x.both: failure: 4 failing points as success: the others caught '
+		  '(n=14 Cannot allocate memory: NOT caught)')
+
+	def test_failures_that_left_a_success_state_said_why(self):
+		rc, out = self.judge('# mutate x.both: success as ENOMEM: caught: n=3',
+				     self.EXCUSED, self.OTHERS, 'ok 1 one')
+		self.assertEqual(0, rc, out)
+		self.assertIn('failure lie caught in 1 (in 1,', out)
+		self.assertIn('0 wrong', out)
+
+	def test_the_others_caught_needs_its_reason(self):
+		rc, out = self.judge('# mutate x.both: success as ENOMEM: caught: n=3',
+				     self.OTHERS, 'ok 1 one')
+		self.assertEqual(1, rc)
+		self.assertIn('failure lies missed without a reason', out)
+
 
 class BootCause(unittest.TestCase):
 	AMX = os.path.join(LOGS, 'amx-fp.log')

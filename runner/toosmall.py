@@ -1748,8 +1748,11 @@ def cmd_known(args):
 # ---------------------------------------------------------------- mutate --
 
 MUTATE_SUCCESS = re.compile(r'# mutate \S+: success as ENOMEM: (caught: .+|not tried: .+)')
-MUTATE_FAILURE = re.compile(r'# mutate \S+: failure: (\d+ failing points as success: all caught .+|'
-			    r'no point failed the action|not tried: .+)')
+MUTATE_FAILURE = re.compile(r'# mutate \S+: failure: (\d+ failing points as success: '
+			    r'(?:all|the others) caught .+|no point failed the action|not tried: .+)')
+# A scenario's failure_unseen: failures that left a success's state, and why.
+MUTATE_EXCUSED = re.compile(r"# mutate \S+: failure: \d+ of \d+ failing points left a "
+			    r"success's state \(.+\): \S.*")
 
 
 def cmd_mutate(args):
@@ -1760,6 +1763,8 @@ def cmd_mutate(args):
 	both of its "mutate" lines (the success lie caught or not tried with
 	a reason; the failure lie caught at every failing point, or no
 	failing point), or a guest that ignored --mutate would pass as well.
+	A failure lie "the others caught" must come with the line that says
+	which failures left a success's state, and why (failure_unseen).
 	Skips need a reason; an XFAIL is a written-up finding that ended the
 	sweep, not a check that missed a lie."""
 	with open(os.path.join(args.out, 'results.json')) as f:
@@ -1768,7 +1773,8 @@ def cmd_mutate(args):
 		secs = {m.group(1): m.group(2) for m in re.finditer(
 			r'TOOSMALL:BEGIN (\S+)[^\n]*\n(.*?)TOOSMALL:END ', f.read(), re.S)}
 	bad = 0
-	count = {'caught': 0, 'unseen': 0, 'failure': 0, 'nofail': 0, 'xfail': 0}
+	count = {'caught': 0, 'unseen': 0, 'failure': 0, 'nofail': 0, 'xfail': 0,
+		 'excused': 0}
 	for t in run['tests']:
 		text = secs.get(t['name'], '')
 		if t['status'] == 'skip' and t['reason']:
@@ -1786,13 +1792,20 @@ def cmd_mutate(args):
 			print('%s: passed without its mutate lines: was --mutate ignored?' % t['name'])
 			bad += 1
 			continue
+		if 'the others caught' in f.group(1):
+			if not MUTATE_EXCUSED.search(text):
+				print('%s: failure lies missed without a reason' % t['name'])
+				bad += 1
+				continue
+			count['excused'] += 1
 		count['caught' if s.group(1).startswith('caught') else 'unseen'] += 1
 		count['failure' if f.group(1)[0].isdigit() else 'nofail'] += 1
 	print('%d tests: the success lie caught in %d, not tried in %d (said why); '
-	      'the failure lie caught in %d, not tried in %d (no failing point, '
+	      'the failure lie caught in %d (in %d, failures that left a success\'s '
+	      'state excepted, said why), not tried in %d (no failing point, '
 	      'or said why); %d xfail (a written-up finding); %d wrong'
 	      % (len(run['tests']), count['caught'], count['unseen'],
-		 count['failure'], count['nofail'], count['xfail'], bad))
+		 count['failure'], count['excused'], count['nofail'], count['xfail'], bad))
 	return 1 if bad or not count['caught'] else 0
 
 
