@@ -154,12 +154,7 @@ static bool check_truncate_grow(struct fs_ctx *fs, int ret, char *why,
 
 static void prep_long_a(struct __test_metadata *_metadata, struct fs_ctx *fs)
 {
-	struct stat st;
-
-	ASSERT_EQ(0, fs_make_file(fs->dirfd, "a", GROW_LEN, 1));
-	ASSERT_EQ(0, fstatat(fs->dirfd, "a", &st, 0));
-	fs->ino_a = st.st_ino;
-	fs->blocks_a = st.st_blocks;
+	make_a(_metadata, fs, GROW_LEN);
 }
 
 static int act_truncate_shrink(struct fs_ctx *fs)

@@ -38,14 +38,21 @@ static const char *link_long(void)
 
 static const char fs_link_short[] = "a";
 
-static void prep_a(struct __test_metadata *_metadata, struct fs_ctx *fs)
+/* "a", @len bytes of content 1; its inode and blocks noted. */
+static void make_a(struct __test_metadata *_metadata, struct fs_ctx *fs,
+		   size_t len)
 {
 	struct stat st;
 
-	ASSERT_EQ(0, fs_make_file(fs->dirfd, "a", A_LEN, 1));
+	ASSERT_EQ(0, fs_make_file(fs->dirfd, "a", len, 1));
 	ASSERT_EQ(0, fstatat(fs->dirfd, "a", &st, 0));
 	fs->ino_a = st.st_ino;
 	fs->blocks_a = st.st_blocks;
+}
+
+static void prep_a(struct __test_metadata *_metadata, struct fs_ctx *fs)
+{
+	make_a(_metadata, fs, A_LEN);
 }
 
 static void prep_ab(struct __test_metadata *_metadata, struct fs_ctx *fs)
@@ -109,21 +116,28 @@ static int act_open_creat(struct fs_ctx *fs)
 	return fd < 0 ? -errno : fd;
 }
 
-static bool check_open_creat(struct fs_ctx *fs, int ret, char *why, size_t size)
+/* The directory lists @names, "a" among them is empty, and @fd is a. */
+static bool a_created(struct fs_ctx *fs, const char *names, int fd, char *why,
+		      size_t size)
 {
 	struct stat st, fd_st;
 
-	if (ret < 0)
-		return fs_names_are(fs->dirfd, "", why, size);
-	if (!fs_names_are(fs->dirfd, "a", why, size) ||
+	if (!fs_names_are(fs->dirfd, names, why, size) ||
 	    !fs_file_is(fs->dirfd, "a", 0, 0, 1, 0, why, size))
 		return false;
-	if (fstatat(fs->dirfd, "a", &st, 0) || fstat(ret, &fd_st) ||
+	if (fstatat(fs->dirfd, "a", &st, 0) || fstat(fd, &fd_st) ||
 	    st.st_ino != fd_st.st_ino) {
-		snprintf(why, size, "fd %d is not a", ret);
+		snprintf(why, size, "fd %d is not a", fd);
 		return false;
 	}
 	return true;
+}
+
+static bool check_open_creat(struct fs_ctx *fs, int ret, char *why, size_t size)
+{
+	if (ret < 0)
+		return fs_names_are(fs->dirfd, "", why, size);
+	return a_created(fs, "a", ret, why, size);
 }
 
 /*
@@ -163,7 +177,6 @@ static bool check_create_new_chunk(struct fs_ctx *fs, int ret, char *why,
 				   size_t size)
 {
 	static char want[FS_NAMES_SIZE + 2];
-	struct stat st, fd_st;
 
 	/* A failed create must leave the filesystem working, not shut down. */
 	if (syncfs(fs->dirfd)) {
@@ -174,15 +187,7 @@ static bool check_create_new_chunk(struct fs_ctx *fs, int ret, char *why,
 	if (ret < 0)
 		return fs_names_are(fs->dirfd, chunk_names, why, size);
 	snprintf(want, sizeof(want), "a,%s", chunk_names);
-	if (!fs_names_are(fs->dirfd, want, why, size) ||
-	    !fs_file_is(fs->dirfd, "a", 0, 0, 1, 0, why, size))
-		return false;
-	if (fstatat(fs->dirfd, "a", &st, 0) || fstat(ret, &fd_st) ||
-	    st.st_ino != fd_st.st_ino) {
-		snprintf(why, size, "fd %d is not a", ret);
-		return false;
-	}
-	return true;
+	return a_created(fs, want, ret, why, size);
 }
 
 static int act_mkdir(struct fs_ctx *fs)
