@@ -8,14 +8,16 @@
  * with timerfd_settime(), inotify_init1() and inotify_add_watch(), a new
  * pty (open() of a devpts instance's ptmx), and the file locks of a new
  * tmpfs file: flock(), an OFD lock, and the unlock of an OFD lock's
- * middle, which splits it in two. The call must succeed or fail with an
- * allowed errno. A success gives an object that works: the counter reads
- * back, the event is reported, the signal or the timer arrives within a
- * bounded wait, the pty carries a byte, the lock holds off another open
- * file description (and the split leaves its two ends locked). A failure
- * creates no fd (the engine counts them), registers no watch or epoll
- * item, leaves no pts, takes no lock and leaves a lock it was to split
- * whole.
+ * middle, which splits it in two; a file handle of a tmpfs file
+ * (name_to_handle_at()) and an open by one (open_by_handle_at()). The call
+ * must succeed or fail with an allowed errno. A success gives an object
+ * that works: the counter reads back, the event is reported, the signal or
+ * the timer arrives within a bounded wait, the pty carries a byte, the
+ * lock holds off another open file description (and the split leaves its
+ * two ends locked), the handle opens the file, the fd is the file. A
+ * failure creates no fd (the engine counts them), registers no watch or
+ * epoll item, leaves no pts, takes no lock, leaves a lock it was to split
+ * whole and writes no handle.
  */
 
 #define _GNU_SOURCE
@@ -495,6 +497,126 @@ static bool inotify_watch_check(void *arg, int ret, char *why, size_t size)
 }
 
 /*
+ * The file the handle variants name, and its handle: a struct file_handle
+ * with room for MAX_HANDLE_SZ bytes, filled with HANDLE_FILL before a call
+ * that is to write it.
+ */
+#define HANDLE_NAME "handled"
+#define HANDLE_FILL 0xa5
+
+#define HANDLE_WORDS ((sizeof(struct file_handle) + MAX_HANDLE_SZ) / 8 + 1)
+
+static uint64_t handle_buf[HANDLE_WORDS];
+
+static struct file_handle *handle(void)
+{
+	return (struct file_handle *)handle_buf;
+}
+
+/* A new file, and a handle buffer that holds no handle. */
+static void handle_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct fd_ctx *c = arg;
+	int fd;
+
+	unlinkat(c->dirfd, HANDLE_NAME, 0);
+	fd = openat(c->dirfd, HANDLE_NAME,
+		    O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	ASSERT_LE(0, fd)
+	{
+		TH_LOG("creating %s (unarmed): %s", HANDLE_NAME,
+		       strerror(errno));
+	}
+	close(fd);
+	memset(handle_buf, HANDLE_FILL, sizeof(handle_buf));
+	handle()->handle_bytes = MAX_HANDLE_SZ;
+}
+
+static int handle_name_action(void *arg)
+{
+	struct fd_ctx *c = arg;
+	int mount_id;
+
+	return name_to_handle_at(c->dirfd, HANDLE_NAME, handle(), &mount_id,
+				 0) ?
+		       -errno :
+		       0;
+}
+
+/* Whether @fd is HANDLE_NAME: the same inode of the same device. */
+static bool fd_is_handled(struct fd_ctx *c, int fd, char *why, size_t size)
+{
+	struct stat want, got;
+
+	if (fstatat(c->dirfd, HANDLE_NAME, &want, 0) || fstat(fd, &got)) {
+		snprintf(why, size, "stat of %s or fd %d: %s", HANDLE_NAME, fd,
+			 strerror(errno));
+		return false;
+	}
+	if (want.st_ino != got.st_ino || want.st_dev != got.st_dev) {
+		snprintf(why, size, "fd %d is inode %lu, %s is %lu", fd,
+			 (unsigned long)got.st_ino, HANDLE_NAME,
+			 (unsigned long)want.st_ino);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Success: the handle opens the file. Failure: not a byte of the buffer
+ * written, its size field included.
+ */
+static bool handle_name_check(void *arg, int ret, char *why, size_t size)
+{
+	const unsigned char *p = handle()->f_handle;
+	struct fd_ctx *c = arg;
+	bool ok;
+	int fd, i;
+
+	if (ret < 0) {
+		for (i = 0; i < MAX_HANDLE_SZ && p[i] == HANDLE_FILL; i++)
+			;
+		if (i == MAX_HANDLE_SZ &&
+		    handle()->handle_bytes == MAX_HANDLE_SZ)
+			return true;
+		snprintf(why, size,
+			 "the failed call wrote the handle (%u bytes)",
+			 handle()->handle_bytes);
+		return false;
+	}
+	fd = open_by_handle_at(c->dirfd, handle(), O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(why, size, "opening by the new handle: %s",
+			 strerror(errno));
+		return false;
+	}
+	ok = fd_is_handled(c, fd, why, size);
+	close(fd);
+	return ok;
+}
+
+/* A new file and its handle, made unarmed. */
+static void handle_open_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	handle_prepare(_metadata, arg);
+	ASSERT_EQ(0, handle_name_action(arg));
+}
+
+static int handle_open_action(void *arg)
+{
+	struct fd_ctx *c = arg;
+	int fd = open_by_handle_at(c->dirfd, handle(), O_RDONLY | O_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/* Success: the new fd is the file. Failure: no fd (the engine counts). */
+static bool handle_open_check(void *arg, int ret, char *why, size_t size)
+{
+	return ret < 0 || fd_is_handled(arg, ret, why, size);
+}
+
+/*
  * Two open file descriptions of a new file (a new inode: its lock context
  * is allocated again), c->fd to lock and c->efd to probe.
  */
@@ -841,6 +963,33 @@ FIXTURE_VARIANT_ADD(fd_object, inotify_add_watch) {
 };
 
 /* A fresh tmpfs for inotify to watch, in a private mount namespace. */
+/* clang-format off */
+FIXTURE_VARIANT_ADD(fd_object, name_to_handle_at) {
+	/* clang-format on */
+	.op = {
+		.name = "name_to_handle_at",
+		.prepare = handle_prepare,
+		.action = handle_name_action,
+		.check = handle_name_check,
+		.allowed = fd_errnos,
+		.cleanup = fd_cleanup,
+	},
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(fd_object, open_by_handle_at) {
+	/* clang-format on */
+	.op = {
+		.name = "open_by_handle_at",
+		.prepare = handle_open_prepare,
+		.action = handle_open_action,
+		.check = handle_open_check,
+		.allowed = fd_errnos,
+		.cleanup = fd_cleanup,
+	},
+	.returns_fd = true,
+};
+
 /* clang-format off */
 FIXTURE_VARIANT_ADD(fd_object, pty) {
 	/* clang-format on */
