@@ -325,6 +325,19 @@ static int disk_run(const char *const *tmpl, const char *dev)
 	return run_cmd(argv, 60);
 }
 
+/* After a sweep: @d's read-only check must find @dev consistent. */
+static void disk_fsck(struct __test_metadata *_metadata,
+		      const struct disk_fs *d, const char *dev)
+{
+	int err = disk_run(d->fsck, dev);
+
+	EXPECT_EQ(0, err)
+	{
+		TH_LOG("%s of %s after the sweep: exit %d: the filesystem is damaged",
+		       d->fsck[0], dev, err);
+	}
+}
+
 /* Skip reasons too long for a return line. */
 #define REASON_NO_DEV \
 	"set OOM_SCRATCH_DEV to a spare block device of >= 300 MB that may be formatted"
@@ -530,7 +543,6 @@ static const char *fs_mount(struct __test_metadata *_metadata,
 static void fs_unmount(struct __test_metadata *_metadata, struct fs_ctx *fs)
 {
 	const struct disk_fs *d = fs_disk[fs->kind];
-	int err;
 
 	/* The sweep restores the knobs itself; this covers an ASSERT. */
 	EXPECT_EQ(0, failnth_knobs_restore());
@@ -548,12 +560,7 @@ static void fs_unmount(struct __test_metadata *_metadata, struct fs_ctx *fs)
 	}
 	if (!d || !d->fsck_after)
 		return;
-	err = disk_run(d->fsck, fs->dev);
-	EXPECT_EQ(0, err)
-	{
-		TH_LOG("%s of %s after the sweep: exit %d: the filesystem is damaged",
-		       d->fsck[0], fs->dev, err);
-	}
+	disk_fsck(_metadata, d, fs->dev);
 }
 
 /* An empty reason: an EXPECT failed, the test stops without teardown. */
@@ -814,12 +821,7 @@ static void disk_mount_teardown(struct __test_metadata *_metadata,
 	}
 	if (err)
 		return;
-	err = disk_run(c->d->fsck, c->dev);
-	EXPECT_EQ(0, err)
-	{
-		TH_LOG("%s of %s: exit %d: the filesystem is damaged",
-		       c->d->fsck[0], c->dev, err);
-	}
+	disk_fsck(_metadata, c->d, c->dev);
 }
 
 FIXTURE_SETUP(xfs_mount)
