@@ -1214,8 +1214,8 @@ restore:
 				    enum failnth_mode mode)
 
 /*
- * FAILNTH_SWEEP for a fixture whose variants hold their scenario as "op"
- * and whose data holds the scenarios' argument as "ctx": the sweep runs a
+ * FAILNTH_SWEEP for a fixture whose variants point to their scenario with
+ * "op" (FAILNTH_VARIANT) and whose data holds the scenarios' argument as "ctx": the sweep runs a
  * copy of op with a deadline 10 s inside @timeout and &self->ctx as its
  * argument, through @run: failnth_sweep(), or failnth_child.h's
  * failnth_run(), which picks the engine the scenario asks for.
@@ -1228,7 +1228,7 @@ restore:
 				 const FIXTURE_VARIANT(fixture) * variant, \
 				 enum failnth_mode mode)                   \
 	{                                                                  \
-		struct failnth_scenario sc = variant->op;                  \
+		struct failnth_scenario sc = *variant->op;                 \
 		/* The sweep's own deadline: 10 s inside the test's. */    \
 		sc.deadline_s = (timeout);                                 \
 		sc.deadline_s -= 10;                                       \
@@ -1239,5 +1239,39 @@ restore:
 	{                                                                  \
 		fixture##_op(_metadata, self, variant, mode);              \
 	}
+
+/*
+ * FAILNTH_VARIANT(fixture, variant, fields...): a variant of a fixture
+ * whose variants point to their scenario with "op" (FAILNTH_SWEEP_OP); the
+ * fields are the scenario's, and its name is the variant's.
+ *
+ *	FAILNTH_VARIANT(io, aio_io_setup, .allowed = aio_errnos,
+ *			.action = aio_setup_action, .check = aio_setup_check);
+ *
+ * FAILNTH_VARIANT_MORE(fixture, variant, (more), fields...) also sets the
+ * variant's other members, from the parenthesised list @more:
+ *
+ *	FAILNTH_VARIANT_MORE(net, socket_tcp6, (.family = AF_INET6),
+ *			     .allowed = socket_errnos, ...);
+ *
+ * FAILNTH_VARIANT_ADD(fixture, variant, name, (more), fields...) names the
+ * scenario apart from the variant; its summary line carries that name.
+ */
+#define FAILNTH_UNPAREN(...) __VA_ARGS__
+
+#define FAILNTH_VARIANT_ADD(fixture, variant, scenario, more, ...)        \
+	static const struct failnth_scenario fixture##_##variant##_op = { \
+		.name = scenario, __VA_ARGS__                             \
+	};                                                                \
+	FIXTURE_VARIANT_ADD(fixture, variant)                             \
+	{                                                                 \
+		.op = &fixture##_##variant##_op, FAILNTH_UNPAREN more     \
+	}
+
+#define FAILNTH_VARIANT_MORE(fixture, variant, more, ...) \
+	FAILNTH_VARIANT_ADD(fixture, variant, #variant, more, __VA_ARGS__)
+
+#define FAILNTH_VARIANT(fixture, variant, ...) \
+	FAILNTH_VARIANT_ADD(fixture, variant, #variant, (), __VA_ARGS__)
 
 #endif /* __SELFTESTS_MM_OOM_FAILNTH_H */

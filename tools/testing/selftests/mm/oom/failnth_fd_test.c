@@ -864,184 +864,71 @@ FIXTURE(fd_object)
 
 FIXTURE_VARIANT(fd_object)
 {
-	const struct failnth_scenario op;
+	const struct failnth_scenario *op;
 	/* Whether a success returns a new fd, for cleanup to close. */
 	bool returns_fd;
 };
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(fd_object, eventfd) {
-	/* clang-format on */
-	.op = {
-		.name = "eventfd",
-		.action = eventfd_action,
-		.check = eventfd_check,
-		.allowed = fd_errnos,
-		.cleanup = fd_cleanup,
-	},
-	.returns_fd = true,
-};
+FAILNTH_VARIANT_MORE(fd_object, eventfd, (.returns_fd = true),
+		     .action = eventfd_action, .check = eventfd_check,
+		     .allowed = fd_errnos, .cleanup = fd_cleanup);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(fd_object, epoll_create1) {
-	/* clang-format on */
-	.op = {
-		.name = "epoll_create1",
-		.prepare = epoll_create_prepare,
-		.action = epoll_create_action,
-		.check = epoll_create_check,
-		.allowed = fd_errnos,
-		.cleanup = fd_cleanup,
-	},
-	.returns_fd = true,
-};
+FAILNTH_VARIANT_MORE(fd_object, epoll_create1, (.returns_fd = true),
+		     .prepare = epoll_create_prepare,
+		     .action = epoll_create_action, .check = epoll_create_check,
+		     .allowed = fd_errnos, .cleanup = fd_cleanup);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(fd_object, epoll_ctl_add) {
-	/* clang-format on */
-	.op = {
-		.name = "epoll_ctl_add",
-		.prepare = epoll_ctl_prepare,
-		.action = epoll_ctl_action,
-		.check = epoll_ctl_check,
-		.allowed = fd_errnos,
-		.cleanup = fd_cleanup,
-	},
-};
+FAILNTH_VARIANT(fd_object, epoll_ctl_add, .prepare = epoll_ctl_prepare,
+		.action = epoll_ctl_action, .check = epoll_ctl_check,
+		.allowed = fd_errnos, .cleanup = fd_cleanup);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(fd_object, signalfd) {
-	/* clang-format on */
-	.op = {
-		.name = "signalfd",
-		.prepare = signalfd_prepare,
-		.action = signalfd_action,
-		.check = signalfd_check,
-		.allowed = fd_errnos,
-		.cleanup = fd_cleanup,
-	},
-	.returns_fd = true,
-};
+FAILNTH_VARIANT_MORE(fd_object, signalfd, (.returns_fd = true),
+		     .prepare = signalfd_prepare, .action = signalfd_action,
+		     .check = signalfd_check, .allowed = fd_errnos,
+		     .cleanup = fd_cleanup);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(fd_object, timerfd) {
-	/* clang-format on */
-	.op = {
-		.name = "timerfd_create_settime",
-		.action = timerfd_action,
-		.check = timerfd_check,
-		.allowed = fd_errnos,
-		.cleanup = fd_cleanup,
-	},
-	.returns_fd = true,
-};
+FAILNTH_VARIANT_ADD(fd_object, timerfd, "timerfd_create_settime",
+		    (.returns_fd = true), .action = timerfd_action,
+		    .check = timerfd_check, .allowed = fd_errnos,
+		    .cleanup = fd_cleanup);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(fd_object, inotify_init1) {
-	/* clang-format on */
-	.op = {
-		.name = "inotify_init1",
-		.action = inotify_init_action,
-		.check = inotify_init_check,
-		.allowed = fd_errnos,
-		.cleanup = fd_cleanup,
-	},
-	.returns_fd = true,
-};
+FAILNTH_VARIANT_MORE(fd_object, inotify_init1, (.returns_fd = true),
+		     .action = inotify_init_action, .check = inotify_init_check,
+		     .allowed = fd_errnos, .cleanup = fd_cleanup);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(fd_object, inotify_add_watch) {
-	/* clang-format on */
-	.op = {
-		.name = "inotify_add_watch",
-		.prepare = inotify_watch_prepare,
-		.action = inotify_watch_action,
-		.check = inotify_watch_check,
-		.allowed = fd_errnos,
-		.cleanup = fd_cleanup,
-	},
-};
+FAILNTH_VARIANT(fd_object, inotify_add_watch, .prepare = inotify_watch_prepare,
+		.action = inotify_watch_action, .check = inotify_watch_check,
+		.allowed = fd_errnos, .cleanup = fd_cleanup);
 
-/* A fresh tmpfs for inotify to watch, in a private mount namespace. */
-/* clang-format off */
-FIXTURE_VARIANT_ADD(fd_object, name_to_handle_at) {
-	/* clang-format on */
-	.op = {
-		.name = "name_to_handle_at",
-		.prepare = handle_prepare,
-		.action = handle_name_action,
-		.check = handle_name_check,
-		.allowed = fd_errnos,
-		.cleanup = fd_cleanup,
-	},
-};
+FAILNTH_VARIANT(fd_object, name_to_handle_at, .prepare = handle_prepare,
+		.action = handle_name_action, .check = handle_name_check,
+		.allowed = fd_errnos, .cleanup = fd_cleanup);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(fd_object, open_by_handle_at) {
-	/* clang-format on */
-	.op = {
-		.name = "open_by_handle_at",
-		.prepare = handle_open_prepare,
-		.action = handle_open_action,
-		.check = handle_open_check,
-		.allowed = fd_errnos,
-		.cleanup = fd_cleanup,
-	},
-	.returns_fd = true,
-};
+FAILNTH_VARIANT_MORE(fd_object, open_by_handle_at, (.returns_fd = true),
+		     .prepare = handle_open_prepare,
+		     .action = handle_open_action, .check = handle_open_check,
+		     .allowed = fd_errnos, .cleanup = fd_cleanup);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(fd_object, pty) {
-	/* clang-format on */
-	.op = {
-		.name = "pty",
-		.action = pty_action,
-		.check = pty_check,
-		.allowed = pty_errnos,
-		.cleanup = fd_cleanup,
-	},
-	.returns_fd = true,
-};
+FAILNTH_VARIANT_MORE(fd_object, pty, (.returns_fd = true), .action = pty_action,
+		     .check = pty_check, .allowed = pty_errnos,
+		     .cleanup = fd_cleanup);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(fd_object, flock) {
-	/* clang-format on */
-	.op = {
-		.name = "flock",
-		.prepare = lock_prepare,
-		.action = flock_action,
-		.check = flock_check,
-		.allowed = fd_errnos,
-		.cleanup = fd_cleanup,
-	},
-};
+FAILNTH_VARIANT(fd_object, flock, .prepare = lock_prepare,
+		.action = flock_action, .check = flock_check,
+		.allowed = fd_errnos, .cleanup = fd_cleanup);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(fd_object, ofd_setlk) {
-	/* clang-format on */
-	.op = {
-		.name = "ofd_setlk",
-		.prepare = lock_prepare,
-		.action = ofd_setlk_action,
-		.check = ofd_setlk_check,
-		.allowed = setlk_errnos,
-		.cleanup = fd_cleanup,
-	},
-};
+FAILNTH_VARIANT(fd_object, ofd_setlk, .prepare = lock_prepare,
+		.action = ofd_setlk_action, .check = ofd_setlk_check,
+		.allowed = setlk_errnos, .cleanup = fd_cleanup);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(fd_object, ofd_unlock_split) {
-	/* clang-format on */
-	.op = {
-		.name = "ofd_unlock_split",
-		.prepare = ofd_split_prepare,
-		.action = ofd_split_action,
-		.check = ofd_split_check,
-		.allowed = setlk_errnos,
-		.cleanup = fd_cleanup,
-	},
-};
+FAILNTH_VARIANT(fd_object, ofd_unlock_split, .prepare = ofd_split_prepare,
+		.action = ofd_split_action, .check = ofd_split_check,
+		.allowed = setlk_errnos, .cleanup = fd_cleanup);
 
+/*
+ * A fresh tmpfs, in a private mount namespace, for inotify to watch and the
+ * handle calls to work on.
+ */
 FIXTURE_SETUP(fd_object)
 {
 	const char *missing = failnth_missing();
@@ -1081,7 +968,7 @@ FIXTURE_SETUP(fd_object)
 			TH_LOG("opening %s: %s", TMPFS_DIR, strerror(err));
 		}
 	}
-	if (variant->op.action != pty_action)
+	if (variant->op->action != pty_action)
 		return;
 	/* A devpts of the test's own: its ptys and indexes alone. */
 	ASSERT_EQ(0, mkdir(PTS_DIR, 0700));

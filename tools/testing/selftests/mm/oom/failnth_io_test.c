@@ -474,71 +474,28 @@ FIXTURE(io)
 
 FIXTURE_VARIANT(io)
 {
-	const struct failnth_scenario op;
+	const struct failnth_scenario *op;
 };
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(io, io_uring_setup) {
-	/* clang-format on */
-	.op = {
-		.name = "io_uring_setup",
-		.allowed = uring_errnos,
-		.action = setup_action,
-		.check = setup_check,
-		.cleanup = setup_cleanup,
-	},
-};
+FAILNTH_VARIANT(io, io_uring_setup, .allowed = uring_errnos,
+		.action = setup_action, .check = setup_check,
+		.cleanup = setup_cleanup);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(io, io_uring_enter_nop) {
-	/* clang-format on */
-	.op = {
-		.name = "io_uring_enter_nop",
-		.allowed = enter_errnos,
-		.full = 1,
-		.prepare = nop_prepare,
-		.action = nop_action,
-		.check = nop_check,
-		.cleanup = nop_cleanup,
-	},
-};
+FAILNTH_VARIANT(io, io_uring_enter_nop, .allowed = enter_errnos, .full = 1,
+		.prepare = nop_prepare, .action = nop_action,
+		.check = nop_check, .cleanup = nop_cleanup);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(io, io_uring_register_buffers) {
-	/* clang-format on */
-	.op = {
-		.name = "io_uring_register_buffers",
-		.allowed = uring_errnos,
-		.action = register_action,
-		.check = register_check,
-		.cleanup = register_cleanup,
-	},
-};
+FAILNTH_VARIANT(io, io_uring_register_buffers, .allowed = uring_errnos,
+		.action = register_action, .check = register_check,
+		.cleanup = register_cleanup);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(io, aio_io_setup) {
-	/* clang-format on */
-	.op = {
-		.name = "aio_io_setup",
-		.allowed = aio_errnos,
-		.action = aio_setup_action,
-		.check = aio_setup_check,
-		.cleanup = aio_setup_cleanup,
-	},
-};
+FAILNTH_VARIANT(io, aio_io_setup, .allowed = aio_errnos,
+		.action = aio_setup_action, .check = aio_setup_check,
+		.cleanup = aio_setup_cleanup);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(io, aio_io_submit_read) {
-	/* clang-format on */
-	.op = {
-		.name = "aio_io_submit_read",
-		.allowed = aio_errnos,
-		.full = 1,
-		.action = submit_action,
-		.check = submit_check,
-		.cleanup = submit_cleanup,
-	},
-};
+FAILNTH_VARIANT(io, aio_io_submit_read, .allowed = aio_errnos, .full = 1,
+		.action = submit_action, .check = submit_check,
+		.cleanup = submit_cleanup);
 
 FIXTURE_SETUP(io)
 {
@@ -567,11 +524,11 @@ FIXTURE_SETUP(io)
 	if (aio)
 		syscall(__NR_io_destroy, aio);
 	/* What the register and submit variants work on, for the sweep. */
-	if (variant->op.action == register_action) {
+	if (variant->op->action == register_action) {
 		fd = ring_open(c);
 		ASSERT_EQ(0, fd);
 	}
-	if (variant->op.action == submit_action) {
+	if (variant->op->action == submit_action) {
 		ASSERT_EQ(0, syscall(__NR_io_setup, RING_ENTRIES, &c->aio));
 		c->memfd = memfd_create("failnth_io", MFD_CLOEXEC);
 		ASSERT_LE(0, c->memfd);

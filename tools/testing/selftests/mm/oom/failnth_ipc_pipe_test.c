@@ -454,82 +454,34 @@ FIXTURE(pipe)
 
 FIXTURE_VARIANT(pipe)
 {
-	const struct failnth_scenario op;
+	const struct failnth_scenario *op;
 };
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(pipe, pipe2) {
-	/* clang-format on */
-	.op = {
-		.name = "pipe2",
-		.prepare = pipe2_prepare,
-		.action = pipe2_action,
-		.check = pipe2_check,
-		.cleanup = pipe_cleanup,
-		.settled = pipe_settled,
-		.allowed = pipe_errnos,
-	},
-};
+FAILNTH_VARIANT(pipe, pipe2, .prepare = pipe2_prepare, .action = pipe2_action,
+		.check = pipe2_check, .cleanup = pipe_cleanup,
+		.settled = pipe_settled, .allowed = pipe_errnos);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(pipe, splice_to_file) {
-	/* clang-format on */
-	.op = {
-		.name = "splice_pipe_to_tmpfs",
-		.prepare = to_file_prepare,
-		.action = to_file_action,
-		.check = to_file_check,
-		.cleanup = pipe_cleanup,
-		.settled = pipe_settled,
-		.allowed = splice_errnos,
-		.full = LEN,
-	},
-};
+FAILNTH_VARIANT_ADD(pipe, splice_to_file, "splice_pipe_to_tmpfs", (),
+		    .prepare = to_file_prepare, .action = to_file_action,
+		    .check = to_file_check, .cleanup = pipe_cleanup,
+		    .settled = pipe_settled, .allowed = splice_errnos,
+		    .full = LEN);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(pipe, splice_from_file) {
-	/* clang-format on */
-	.op = {
-		.name = "splice_tmpfs_direct_to_pipe",
-		.prepare = from_file_prepare,
-		.action = from_file_action,
-		.check = from_file_check,
-		.cleanup = pipe_cleanup,
-		.settled = pipe_settled,
-		.allowed = splice_errnos,
-		.full = LEN,
-	},
-};
+FAILNTH_VARIANT_ADD(pipe, splice_from_file, "splice_tmpfs_direct_to_pipe", (),
+		    .prepare = from_file_prepare, .action = from_file_action,
+		    .check = from_file_check, .cleanup = pipe_cleanup,
+		    .settled = pipe_settled, .allowed = splice_errnos,
+		    .full = LEN);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(pipe, vmsplice) {
-	/* clang-format on */
-	.op = {
-		.name = "vmsplice",
-		.prepare = vmsplice_prepare,
-		.action = vmsplice_action,
-		.check = vmsplice_check,
-		.cleanup = pipe_cleanup,
-		.settled = pipe_settled,
-		.allowed = splice_errnos,
-		.full = LEN,
-	},
-};
+FAILNTH_VARIANT(pipe, vmsplice, .prepare = vmsplice_prepare,
+		.action = vmsplice_action, .check = vmsplice_check,
+		.cleanup = pipe_cleanup, .settled = pipe_settled,
+		.allowed = splice_errnos, .full = LEN);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(pipe, tee) {
-	/* clang-format on */
-	.op = {
-		.name = "tee_then_splice",
-		.prepare = tee_prepare,
-		.action = tee_action,
-		.check = tee_check,
-		.cleanup = pipe_cleanup,
-		.settled = pipe_settled,
-		.allowed = splice_errnos,
-		.full = LEN,
-	},
-};
+FAILNTH_VARIANT_ADD(pipe, tee, "tee_then_splice", (), .prepare = tee_prepare,
+		    .action = tee_action, .check = tee_check,
+		    .cleanup = pipe_cleanup, .settled = pipe_settled,
+		    .allowed = splice_errnos, .full = LEN);
 
 /* A fresh tmpfs with one empty file, in a private mount namespace. */
 FIXTURE_SETUP(pipe)

@@ -518,98 +518,44 @@ FIXTURE(unix_sock)
 
 FIXTURE_VARIANT(unix_sock)
 {
-	const struct failnth_scenario op;
+	const struct failnth_scenario *op;
 	/* SOCK_STREAM or SOCK_DGRAM. */
 	int type;
 };
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(unix_sock, socketpair_stream) {
-	/* clang-format on */
-	.op = {
-		.name = "socketpair_unix_stream",
-		.prepare = pair_prepare,
-		.action = pair_action,
-		.check = pair_check,
-		.allowed = socketpair_errnos,
-		.cleanup = unix_cleanup,
-	},
-	.type = SOCK_STREAM,
-};
+FAILNTH_VARIANT_ADD(unix_sock, socketpair_stream, "socketpair_unix_stream",
+		    (.type = SOCK_STREAM), .prepare = pair_prepare,
+		    .action = pair_action, .check = pair_check,
+		    .allowed = socketpair_errnos, .cleanup = unix_cleanup);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(unix_sock, socketpair_dgram) {
-	/* clang-format on */
-	.op = {
-		.name = "socketpair_unix_dgram",
-		.prepare = pair_prepare,
-		.action = pair_action,
-		.check = pair_check,
-		.allowed = socketpair_errnos,
-		.cleanup = unix_cleanup,
-	},
-	.type = SOCK_DGRAM,
-};
+FAILNTH_VARIANT_ADD(unix_sock, socketpair_dgram, "socketpair_unix_dgram",
+		    (.type = SOCK_DGRAM), .prepare = pair_prepare,
+		    .action = pair_action, .check = pair_check,
+		    .allowed = socketpair_errnos, .cleanup = unix_cleanup);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(unix_sock, scm_send_stream) {
-	/* clang-format on */
-	.op = {
-		.name = "sendmsg_scm_rights_stream",
-		.prepare = send_prepare,
-		.action = send_action,
-		.check = send_check,
-		.allowed = sendmsg_errnos,
-		.full = 1,
-		.cleanup = unix_cleanup,
-	},
-	.type = SOCK_STREAM,
-};
+FAILNTH_VARIANT_ADD(unix_sock, scm_send_stream, "sendmsg_scm_rights_stream",
+		    (.type = SOCK_STREAM), .prepare = send_prepare,
+		    .action = send_action, .check = send_check,
+		    .allowed = sendmsg_errnos, .full = 1,
+		    .cleanup = unix_cleanup);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(unix_sock, scm_send_dgram) {
-	/* clang-format on */
-	.op = {
-		.name = "sendmsg_scm_rights_dgram",
-		.prepare = send_prepare,
-		.action = send_action,
-		.check = send_check,
-		.allowed = sendmsg_errnos,
-		.full = 1,
-		.cleanup = unix_cleanup,
-	},
-	.type = SOCK_DGRAM,
-};
+FAILNTH_VARIANT_ADD(unix_sock, scm_send_dgram, "sendmsg_scm_rights_dgram",
+		    (.type = SOCK_DGRAM), .prepare = send_prepare,
+		    .action = send_action, .check = send_check,
+		    .allowed = sendmsg_errnos, .full = 1,
+		    .cleanup = unix_cleanup);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(unix_sock, scm_recv_stream) {
-	/* clang-format on */
-	.op = {
-		.name = "recvmsg_scm_rights_stream",
-		.prepare = recv_prepare,
-		.action = recv_action,
-		.check = recv_check,
-		.allowed = recvmsg_errnos,
-		.full = 2,
-		.cleanup = unix_cleanup,
-	},
-	.type = SOCK_STREAM,
-};
+FAILNTH_VARIANT_ADD(unix_sock, scm_recv_stream, "recvmsg_scm_rights_stream",
+		    (.type = SOCK_STREAM), .prepare = recv_prepare,
+		    .action = recv_action, .check = recv_check,
+		    .allowed = recvmsg_errnos, .full = 2,
+		    .cleanup = unix_cleanup);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(unix_sock, scm_recv_dgram) {
-	/* clang-format on */
-	.op = {
-		.name = "recvmsg_scm_rights_dgram",
-		.prepare = recv_prepare,
-		.action = recv_action,
-		.check = recv_check,
-		.allowed = recvmsg_errnos,
-		.full = 2,
-		.cleanup = unix_cleanup,
-	},
-	.type = SOCK_DGRAM,
-};
+FAILNTH_VARIANT_ADD(unix_sock, scm_recv_dgram, "recvmsg_scm_rights_dgram",
+		    (.type = SOCK_DGRAM), .prepare = recv_prepare,
+		    .action = recv_action, .check = recv_check,
+		    .allowed = recvmsg_errnos, .full = 2,
+		    .cleanup = unix_cleanup);
 
 FIXTURE_SETUP(unix_sock)
 {

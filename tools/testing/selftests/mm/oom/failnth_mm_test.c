@@ -907,185 +907,67 @@ FIXTURE(mm)
 
 FIXTURE_VARIANT(mm)
 {
-	const struct failnth_scenario op;
+	const struct failnth_scenario *op;
 };
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(mm, mmap_anon) {
-	/* clang-format on */
-	.op = {
-		.name = "mmap_anon",
-		.allowed = mm_errnos,
-		.action = mmap_anon_action,
-		.check = mmap_anon_check,
-		.cleanup = mm_cleanup,
-	},
-};
+FAILNTH_VARIANT(mm, mmap_anon, .allowed = mm_errnos, .action = mmap_anon_action,
+		.check = mmap_anon_check, .cleanup = mm_cleanup);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(mm, mmap_memfd) {
-	/* clang-format on */
-	.op = {
-		.name = "mmap_memfd",
-		.allowed = mm_errnos,
-		.prepare = mmap_memfd_prepare,
-		.action = mmap_memfd_action,
-		.check = mmap_memfd_check,
-		.cleanup = mm_cleanup,
-	},
-};
+FAILNTH_VARIANT(mm, mmap_memfd, .allowed = mm_errnos,
+		.prepare = mmap_memfd_prepare, .action = mmap_memfd_action,
+		.check = mmap_memfd_check, .cleanup = mm_cleanup);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(mm, munmap_split) {
-	/* clang-format on */
-	.op = {
-		.name = "munmap_split",
-		.allowed = mm_errnos,
-		.prepare = three_pages_prepare,
-		.action = munmap_split_action,
-		.check = munmap_split_check,
-		.cleanup = mm_cleanup,
-	},
-};
+FAILNTH_VARIANT(mm, munmap_split, .allowed = mm_errnos,
+		.prepare = three_pages_prepare, .action = munmap_split_action,
+		.check = munmap_split_check, .cleanup = mm_cleanup);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(mm, mprotect_split) {
-	/* clang-format on */
-	.op = {
-		.name = "mprotect_split",
-		.allowed = mm_errnos,
-		.prepare = three_pages_prepare,
-		.action = mprotect_split_action,
-		.check = mprotect_split_check,
-		.cleanup = mm_cleanup,
-	},
-};
+FAILNTH_VARIANT(mm, mprotect_split, .allowed = mm_errnos,
+		.prepare = three_pages_prepare, .action = mprotect_split_action,
+		.check = mprotect_split_check, .cleanup = mm_cleanup);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(mm, mremap_grow) {
-	/* clang-format on */
-	.op = {
-		.name = "mremap_grow",
-		.allowed = mm_errnos,
-		.prepare = mremap_grow_prepare,
-		.action = mremap_grow_action,
-		.check = mremap_grow_check,
-		.cleanup = mm_cleanup,
-	},
-};
+FAILNTH_VARIANT(mm, mremap_grow, .allowed = mm_errnos,
+		.prepare = mremap_grow_prepare, .action = mremap_grow_action,
+		.check = mremap_grow_check, .cleanup = mm_cleanup);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(mm, mremap_shrink) {
-	/* clang-format on */
-	.op = {
-		.name = "mremap_shrink",
-		.allowed = mm_errnos,
-		.prepare = three_pages_prepare,
-		.action = mremap_shrink_action,
-		.check = mremap_shrink_check,
-		.cleanup = mm_cleanup,
-	},
-};
+FAILNTH_VARIANT(mm, mremap_shrink, .allowed = mm_errnos,
+		.prepare = three_pages_prepare, .action = mremap_shrink_action,
+		.check = mremap_shrink_check, .cleanup = mm_cleanup);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(mm, mremap_move) {
-	/* clang-format on */
-	.op = {
-		.name = "mremap_move",
-		.allowed = mm_errnos,
-		.prepare = mremap_move_prepare,
-		.action = mremap_move_action,
-		.check = mremap_move_check,
-		.cleanup = mremap_move_cleanup,
-	},
-};
+FAILNTH_VARIANT(mm, mremap_move, .allowed = mm_errnos,
+		.prepare = mremap_move_prepare, .action = mremap_move_action,
+		.check = mremap_move_check, .cleanup = mremap_move_cleanup);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(mm, madv_dontneed) {
-	/* clang-format on */
-	.op = {
-		.name = "madv_dontneed",
-		.allowed = mm_errnos,
-		.prepare = zap_prepare,
-		.action = madv_dontneed_action,
-		.check = madv_dontneed_check,
-		.cleanup = mm_cleanup,
-	},
-};
+FAILNTH_VARIANT(mm, madv_dontneed, .allowed = mm_errnos, .prepare = zap_prepare,
+		.action = madv_dontneed_action, .check = madv_dontneed_check,
+		.cleanup = mm_cleanup);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(mm, madv_populate_write) {
-	/* clang-format on */
-	.op = {
-		.name = "madv_populate_write",
-		.allowed = mm_errnos,
-		/*
-		 * mm/madvise.c: madvise_populate() faults in page by page
-		 * and returns the first error: a failure may leave part of
-		 * the range populated, so residency cannot tell.
-		 */
-		.success_unseen = "a failed populate may have populated part of the range",
-		.prepare = fresh_pages_prepare,
-		.action = madv_populate_action,
-		.check = madv_populate_check,
-		.cleanup = mm_cleanup,
-	},
-};
+/*
+ * mm/madvise.c: madvise_populate() faults in page by page and returns the
+ * first error: a failure may leave part of the range populated, so
+ * residency cannot tell.
+ */
+FAILNTH_VARIANT(mm, madv_populate_write, .allowed = mm_errnos,
+		.success_unseen =
+			"a failed populate may have populated part of the range",
+		.prepare = fresh_pages_prepare, .action = madv_populate_action,
+		.check = madv_populate_check, .cleanup = mm_cleanup);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(mm, memfd_seal) {
-	/* clang-format on */
-	.op = {
-		.name = "memfd_seal",
-		.allowed = shmem_errnos,
-		.full = MEMFD_LEN,
-		.prepare = memfd_seal_prepare,
-		.action = memfd_seal_action,
-		.check = memfd_seal_check,
-		.cleanup = mm_cleanup,
-	},
-};
+FAILNTH_VARIANT(mm, memfd_seal, .allowed = shmem_errnos, .full = MEMFD_LEN,
+		.prepare = memfd_seal_prepare, .action = memfd_seal_action,
+		.check = memfd_seal_check, .cleanup = mm_cleanup);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(mm, userfaultfd) {
-	/* clang-format on */
-	.op = {
-		.name = "userfaultfd",
-		.allowed = mm_errnos,
-		.prepare = fresh_pages_prepare,
-		.action = uffd_action,
-		.check = uffd_check,
-		.cleanup = mm_cleanup,
-	},
-};
+FAILNTH_VARIANT(mm, userfaultfd, .allowed = mm_errnos,
+		.prepare = fresh_pages_prepare, .action = uffd_action,
+		.check = uffd_check, .cleanup = mm_cleanup);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(mm, sysv_shm) {
-	/* clang-format on */
-	.op = {
-		.name = "sysv_shm",
-		.allowed = shmem_errnos,
-		.prepare = shm_prepare,
-		.action = shm_action,
-		.check = shm_check,
-		.cleanup = shm_cleanup,
-		.settled = shm_settled,
-	},
-};
+FAILNTH_VARIANT(mm, sysv_shm, .allowed = shmem_errnos, .prepare = shm_prepare,
+		.action = shm_action, .check = shm_check,
+		.cleanup = shm_cleanup, .settled = shm_settled);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(mm, fault_touch) {
-	/* clang-format on */
-	.op = {
-		.name = "fault_touch",
-		.full = NR_FILL,
+FAILNTH_VARIANT(mm, fault_touch, .full = NR_FILL,
 		.success_unseen = "a fault has no errno: it fails by a signal",
-		.in_child = true,
-		.child_prepare = touch_prepare,
-		.action = touch_action,
-		.check = touch_check,
-	},
-};
+		.in_child = true, .child_prepare = touch_prepare,
+		.action = touch_action, .check = touch_check);
 
 FIXTURE_SETUP(mm)
 {
@@ -1097,7 +979,7 @@ FIXTURE_SETUP(mm)
 	self->ctx.shmid = -1;
 	if (missing)
 		SKIP(return, "%s", missing);
-	if (variant->op.action == uffd_action) {
+	if (variant->op->action == uffd_action) {
 		int fd = syscall(__NR_userfaultfd, O_CLOEXEC);
 
 		if (fd < 0 && errno == ENOSYS) {
@@ -1109,7 +991,7 @@ FIXTURE_SETUP(mm)
 		if (fd >= 0)
 			close(fd);
 	}
-	if (variant->op.action == shm_action && count_shm() < 0)
+	if (variant->op->action == shm_action && count_shm() < 0)
 		SKIP(return, "SysV shm missing: needs CONFIG_SYSVIPC");
 }
 

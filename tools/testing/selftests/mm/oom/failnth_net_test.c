@@ -1001,230 +1001,83 @@ FIXTURE(net)
 
 FIXTURE_VARIANT(net)
 {
-	const struct failnth_scenario op;
+	const struct failnth_scenario *op;
 	/* AF_INET, or AF_INET6. */
 	int family;
 };
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(net, socket_tcp) {
-	/* clang-format on */
-	.op = {
-		.name = "socket_tcp",
-		.allowed = socket_errnos,
-		.action = socket_action,
-		.check = socket_check,
-		.cleanup = socket_cleanup,
-	},
-	.family = AF_INET,
-};
+FAILNTH_VARIANT_MORE(net, socket_tcp, (.family = AF_INET),
+		     .allowed = socket_errnos, .action = socket_action,
+		     .check = socket_check, .cleanup = socket_cleanup);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(net, tcp_connect) {
-	/* clang-format on */
-	.op = {
-		.name = "tcp_connect",
-		.allowed = connect_errnos,
-		.prepare = connect_prepare,
-		.action = connect_action,
-		.check = connect_check,
-		.cleanup = net_cleanup,
-	},
-	.family = AF_INET,
-};
+FAILNTH_VARIANT_MORE(net, tcp_connect, (.family = AF_INET),
+		     .allowed = connect_errnos, .prepare = connect_prepare,
+		     .action = connect_action, .check = connect_check,
+		     .cleanup = net_cleanup);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(net, tcp_accept) {
-	/* clang-format on */
-	.op = {
-		.name = "tcp_accept",
-		.allowed = accept_errnos,
-		.prepare = accept_prepare,
-		.action = accept_action,
-		.check = accept_check,
-		.cleanup = accept_cleanup,
-	},
-	.family = AF_INET,
-};
+FAILNTH_VARIANT_MORE(net, tcp_accept, (.family = AF_INET),
+		     .allowed = accept_errnos, .prepare = accept_prepare,
+		     .action = accept_action, .check = accept_check,
+		     .cleanup = accept_cleanup);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(net, tcp_send) {
-	/* clang-format on */
-	.op = {
-		.name = "tcp_send",
-		.allowed = send_errnos,
-		.full = STREAM_LEN,
-		.prepare = stream_prepare,
-		.action = send_action,
-		.check = send_check,
-		.cleanup = net_cleanup,
-	},
-	.family = AF_INET,
-};
+FAILNTH_VARIANT_MORE(net, tcp_send, (.family = AF_INET), .allowed = send_errnos,
+		     .full = STREAM_LEN, .prepare = stream_prepare,
+		     .action = send_action, .check = send_check,
+		     .cleanup = net_cleanup);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(net, udp_sendto) {
-	/* clang-format on */
-	.op = {
-		.name = "udp_sendto",
-		.allowed = nl_errnos,
-		.full = DGRAM_LEN,
-		.action = sendto_action,
-		.check = sendto_check,
-		.cleanup = net_cleanup,
-	},
-	.family = AF_INET,
-};
+FAILNTH_VARIANT_MORE(net, udp_sendto, (.family = AF_INET), .allowed = nl_errnos,
+		     .full = DGRAM_LEN, .action = sendto_action,
+		     .check = sendto_check, .cleanup = net_cleanup);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(net, so_attach_filter) {
-	/* clang-format on */
-	.op = {
-		.name = "so_attach_filter",
-		.allowed = filter_errnos,
-		.prepare = filter_prepare,
-		.action = filter_action,
-		.check = filter_check,
-		.cleanup = net_cleanup,
-	},
-	.family = AF_INET,
-};
+FAILNTH_VARIANT_MORE(net, so_attach_filter, (.family = AF_INET),
+		     .allowed = filter_errnos, .prepare = filter_prepare,
+		     .action = filter_action, .check = filter_check,
+		     .cleanup = net_cleanup);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(net, rtm_getlink_dump) {
-	/* clang-format on */
-	.op = {
-		.name = "rtm_getlink_dump",
-		.allowed = nl_errnos,
-		.action = dump_action,
-		.check = dump_check,
-		.cleanup = net_cleanup,
-	},
-	.family = AF_INET,
-};
+FAILNTH_VARIANT_MORE(net, rtm_getlink_dump, (.family = AF_INET),
+		     .allowed = nl_errnos, .action = dump_action,
+		     .check = dump_check, .cleanup = net_cleanup);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(net, rtm_setlink) {
-	/* clang-format on */
-	.op = {
-		.name = "rtm_setlink",
-		.allowed = nl_errnos,
-		.prepare = setlink_prepare,
-		.action = setlink_action,
-		.check = setlink_check,
-		.cleanup = setlink_cleanup,
-	},
-	.family = AF_INET,
-};
+FAILNTH_VARIANT_MORE(net, rtm_setlink, (.family = AF_INET),
+		     .allowed = nl_errnos, .prepare = setlink_prepare,
+		     .action = setlink_action, .check = setlink_check,
+		     .cleanup = setlink_cleanup);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(net, rtm_newaddr) {
-	/* clang-format on */
-	.op = {
-		.name = "rtm_newaddr",
-		.allowed = nl_errnos,
-		.action = newaddr_action,
-		.check = newaddr_check,
-		.cleanup = rtnl_cleanup,
-	},
-	.family = AF_INET,
-};
+FAILNTH_VARIANT_MORE(net, rtm_newaddr, (.family = AF_INET),
+		     .allowed = nl_errnos, .action = newaddr_action,
+		     .check = newaddr_check, .cleanup = rtnl_cleanup);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(net, rtm_newroute) {
-	/* clang-format on */
-	.op = {
-		.name = "rtm_newroute",
-		.allowed = nl_errnos,
-		.action = newroute_action,
-		.check = newroute_check,
-		.cleanup = rtnl_cleanup,
-	},
-	.family = AF_INET,
-};
+FAILNTH_VARIANT_MORE(net, rtm_newroute, (.family = AF_INET),
+		     .allowed = nl_errnos, .action = newroute_action,
+		     .check = newroute_check, .cleanup = rtnl_cleanup);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(net, socket_tcp6) {
-	/* clang-format on */
-	.op = {
-		.name = "socket_tcp6",
-		.allowed = socket_errnos,
-		.action = socket_action,
-		.check = socket_check,
-		.cleanup = socket_cleanup,
-	},
-	.family = AF_INET6,
-};
+FAILNTH_VARIANT_MORE(net, socket_tcp6, (.family = AF_INET6),
+		     .allowed = socket_errnos, .action = socket_action,
+		     .check = socket_check, .cleanup = socket_cleanup);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(net, tcp6_connect) {
-	/* clang-format on */
-	.op = {
-		.name = "tcp6_connect",
-		.allowed = connect_errnos,
-		.prepare = connect_prepare,
-		.action = connect_action,
-		.check = connect_check,
-		.cleanup = net_cleanup,
-	},
-	.family = AF_INET6,
-};
+FAILNTH_VARIANT_MORE(net, tcp6_connect, (.family = AF_INET6),
+		     .allowed = connect_errnos, .prepare = connect_prepare,
+		     .action = connect_action, .check = connect_check,
+		     .cleanup = net_cleanup);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(net, tcp6_accept) {
-	/* clang-format on */
-	.op = {
-		.name = "tcp6_accept",
-		.allowed = accept_errnos,
-		.prepare = accept_prepare,
-		.action = accept_action,
-		.check = accept_check,
-		.cleanup = accept_cleanup,
-	},
-	.family = AF_INET6,
-};
+FAILNTH_VARIANT_MORE(net, tcp6_accept, (.family = AF_INET6),
+		     .allowed = accept_errnos, .prepare = accept_prepare,
+		     .action = accept_action, .check = accept_check,
+		     .cleanup = accept_cleanup);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(net, tcp6_send) {
-	/* clang-format on */
-	.op = {
-		.name = "tcp6_send",
-		.allowed = send_errnos,
-		.full = STREAM_LEN,
-		.prepare = stream_prepare,
-		.action = send_action,
-		.check = send_check,
-		.cleanup = net_cleanup,
-	},
-	.family = AF_INET6,
-};
+FAILNTH_VARIANT_MORE(net, tcp6_send, (.family = AF_INET6),
+		     .allowed = send_errnos, .full = STREAM_LEN,
+		     .prepare = stream_prepare, .action = send_action,
+		     .check = send_check, .cleanup = net_cleanup);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(net, udp6_sendto) {
-	/* clang-format on */
-	.op = {
-		.name = "udp6_sendto",
-		.allowed = nl_errnos,
-		.full = DGRAM_LEN,
-		.action = sendto_action,
-		.check = sendto_check,
-		.cleanup = net_cleanup,
-	},
-	.family = AF_INET6,
-};
+FAILNTH_VARIANT_MORE(net, udp6_sendto, (.family = AF_INET6),
+		     .allowed = nl_errnos, .full = DGRAM_LEN,
+		     .action = sendto_action, .check = sendto_check,
+		     .cleanup = net_cleanup);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(net, rtm_newroute6) {
-	/* clang-format on */
-	.op = {
-		.name = "rtm_newroute6",
-		.allowed = nl_errnos,
-		.action = newroute_action,
-		.check = newroute_check,
-		.cleanup = rtnl_cleanup,
-	},
-	.family = AF_INET6,
-};
+FAILNTH_VARIANT_MORE(net, rtm_newroute6, (.family = AF_INET6),
+		     .allowed = nl_errnos, .action = newroute_action,
+		     .check = newroute_check, .cleanup = rtnl_cleanup);
 
 /* Brings the namespace's loopback device up. */
 static int lo_up(void)

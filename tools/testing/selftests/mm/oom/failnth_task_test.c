@@ -1008,7 +1008,7 @@ FIXTURE(task)
 
 FIXTURE_VARIANT(task)
 {
-	const struct failnth_scenario op;
+	const struct failnth_scenario *op;
 	/* unshare: the flag and its /proc/self/ns entry. */
 	int ns_flag;
 	const char *ns_name;
@@ -1022,272 +1022,103 @@ FIXTURE_VARIANT(task)
 	bool mnt_quota;
 };
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(task, fork) {
-	/* clang-format on */
-	.op = {
-		.name = "fork",
-		.allowed = fork_errnos,
-		.success_unseen = REAPED,
-		.action = fork_action,
-		.check = fork_check,
-		.cleanup = task_cleanup,
-	},
-};
+FAILNTH_VARIANT(task, fork, .allowed = fork_errnos, .success_unseen = REAPED,
+		.action = fork_action, .check = fork_check,
+		.cleanup = task_cleanup);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(task, vfork) {
-	/* clang-format on */
-	.op = {
-		.name = "vfork",
-		.allowed = fork_errnos,
-		.success_unseen = REAPED,
-		.action = vfork_action,
-		.check = fork_check,
-		.cleanup = task_cleanup,
-	},
-};
+FAILNTH_VARIANT(task, vfork, .allowed = fork_errnos, .success_unseen = REAPED,
+		.action = vfork_action, .check = fork_check,
+		.cleanup = task_cleanup);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(task, clone3_pidfd) {
-	/* clang-format on */
-	.op = {
-		.name = "clone3_pidfd",
-		.allowed = clone3_errnos,
-		.action = clone3_action,
-		.check = clone3_check,
-		.cleanup = task_cleanup,
-	},
-};
+FAILNTH_VARIANT(task, clone3_pidfd, .allowed = clone3_errnos,
+		.action = clone3_action, .check = clone3_check,
+		.cleanup = task_cleanup);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(task, execve) {
-	/* clang-format on */
-	.op = {
-		.name = "execve",
-		.allowed = exec_errnos,
-		.action = exec_action,
-		.check = exec_check,
-		.in_child = true,
-		.traced_exec = true,
-		.exec_code = EXEC_CODE,
-		.fates = exec_fates,
-	},
-};
+FAILNTH_VARIANT(task, execve, .allowed = exec_errnos, .action = exec_action,
+		.check = exec_check, .in_child = true, .traced_exec = true,
+		.exec_code = EXEC_CODE, .fates = exec_fates);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(task, unshare_mnt) {
-	/* clang-format on */
-	.op = {
-		.name = "unshare_mnt",
-		.allowed = ns_errnos,
-		.action = unshare_action,
-		.check = unshare_check,
-		.in_child = true,
-		.child_prepare = unshare_prepare,
-	},
-	.ns_flag = CLONE_NEWNS,
-	.ns_name = "mnt",
-};
+FAILNTH_VARIANT_MORE(task, unshare_mnt,
+		     (.ns_flag = CLONE_NEWNS, .ns_name = "mnt"),
+		     .allowed = ns_errnos, .action = unshare_action,
+		     .check = unshare_check, .in_child = true,
+		     .child_prepare = unshare_prepare);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(task, unshare_uts) {
-	/* clang-format on */
-	.op = {
-		.name = "unshare_uts",
-		.allowed = ns_errnos,
-		.action = unshare_action,
-		.check = unshare_check,
-		.in_child = true,
-		.child_prepare = unshare_prepare,
-	},
-	.ns_flag = CLONE_NEWUTS,
-	.ns_name = "uts",
-};
+FAILNTH_VARIANT_MORE(task, unshare_uts,
+		     (.ns_flag = CLONE_NEWUTS, .ns_name = "uts"),
+		     .allowed = ns_errnos, .action = unshare_action,
+		     .check = unshare_check, .in_child = true,
+		     .child_prepare = unshare_prepare);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(task, unshare_ipc) {
-	/* clang-format on */
-	.op = {
-		.name = "unshare_ipc",
-		.allowed = ns_errnos,
-		.action = unshare_action,
-		.check = unshare_check,
-		.in_child = true,
-		.child_prepare = unshare_prepare,
-	},
-	.ns_flag = CLONE_NEWIPC,
-	.ns_name = "ipc",
-};
+FAILNTH_VARIANT_MORE(task, unshare_ipc,
+		     (.ns_flag = CLONE_NEWIPC, .ns_name = "ipc"),
+		     .allowed = ns_errnos, .action = unshare_action,
+		     .check = unshare_check, .in_child = true,
+		     .child_prepare = unshare_prepare);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(task, unshare_net) {
-	/* clang-format on */
-	.op = {
-		.name = "unshare_net",
-		.allowed = net_errnos,
-		.action = unshare_action,
-		.check = unshare_check,
-		.in_child = true,
-		.child_prepare = unshare_prepare,
-	},
-	.ns_flag = CLONE_NEWNET,
-	.ns_name = "net",
-};
+FAILNTH_VARIANT_MORE(task, unshare_net,
+		     (.ns_flag = CLONE_NEWNET, .ns_name = "net"),
+		     .allowed = net_errnos, .action = unshare_action,
+		     .check = unshare_check, .in_child = true,
+		     .child_prepare = unshare_prepare);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(task, unshare_pid) {
-	/* clang-format on */
-	.op = {
-		.name = "unshare_pid",
-		.allowed = ns_errnos,
-		.action = unshare_action,
-		.check = unshare_check,
-		.in_child = true,
-		.child_prepare = unshare_prepare,
-	},
-	.ns_flag = CLONE_NEWPID,
-	.ns_name = "pid_for_children",
-};
+FAILNTH_VARIANT_MORE(task, unshare_pid,
+		     (.ns_flag = CLONE_NEWPID, .ns_name = "pid_for_children"),
+		     .allowed = ns_errnos, .action = unshare_action,
+		     .check = unshare_check, .in_child = true,
+		     .child_prepare = unshare_prepare);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(task, unshare_user) {
-	/* clang-format on */
-	.op = {
-		.name = "unshare_user",
-		.allowed = user_errnos,
-		.action = unshare_action,
-		.check = unshare_check,
-		.in_child = true,
-		.child_prepare = unshare_prepare,
-	},
-	.ns_flag = CLONE_NEWUSER,
-	.ns_name = "user",
-};
+FAILNTH_VARIANT_MORE(task, unshare_user,
+		     (.ns_flag = CLONE_NEWUSER, .ns_name = "user"),
+		     .allowed = user_errnos, .action = unshare_action,
+		     .check = unshare_check, .in_child = true,
+		     .child_prepare = unshare_prepare);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(task, pidfd_open) {
-	/* clang-format on */
-	.op = {
-		.name = "pidfd_open",
-		.allowed = pidfd_errnos,
-		.prepare = pidfd_prepare,
-		.action = pidfd_action,
-		.check = pidfd_check,
-		.cleanup = pidfd_cleanup,
-	},
-};
+FAILNTH_VARIANT(task, pidfd_open, .allowed = pidfd_errnos,
+		.prepare = pidfd_prepare, .action = pidfd_action,
+		.check = pidfd_check, .cleanup = pidfd_cleanup);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(task, cgroup_mkdir) {
-	/* clang-format on */
-	.op = {
-		.name = "cgroup_mkdir",
-		.allowed = cgroup_errnos,
-		.action = cgroup_action,
-		.check = cgroup_check,
-		.cleanup = cgroup_cleanup,
-	},
-};
+FAILNTH_VARIANT(task, cgroup_mkdir, .allowed = cgroup_errnos,
+		.action = cgroup_action, .check = cgroup_check,
+		.cleanup = cgroup_cleanup);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(task, add_key) {
-	/* clang-format on */
-	.op = {
-		.name = "add_key",
-		.allowed = key_errnos,
-		.prepare = key_prepare,
-		.action = add_key_action,
-		.check = add_key_check,
-		.cleanup = add_key_cleanup,
-	},
-};
+FAILNTH_VARIANT(task, add_key, .allowed = key_errnos, .prepare = key_prepare,
+		.action = add_key_action, .check = add_key_check,
+		.cleanup = add_key_cleanup);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(task, keyring_join) {
-	/* clang-format on */
-	.op = {
-		.name = "keyring_join",
-		.allowed = key_errnos,
-		.prepare = key_prepare,
-		.action = keyring_action,
-		.check = keyring_check,
-	},
-};
+FAILNTH_VARIANT(task, keyring_join, .allowed = key_errnos,
+		.prepare = key_prepare, .action = keyring_action,
+		.check = keyring_check);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(task, mount_tmpfs) {
-	/* clang-format on */
-	.op = {
-		.name = "mount_tmpfs",
-		.allowed = mount_errnos,
-		.action = mount_action,
-		.check = mount_check,
-		.cleanup = mount_cleanup,
-	},
-	.mnt_magic = TMPFS_MAGIC,
-	.mnt_data = "size=1m",
-};
+FAILNTH_VARIANT_MORE(task, mount_tmpfs,
+		     (.mnt_magic = TMPFS_MAGIC, .mnt_data = "size=1m"),
+		     .allowed = mount_errnos, .action = mount_action,
+		     .check = mount_check, .cleanup = mount_cleanup);
 
 /*
  * A tmpfs with user and group quotas: shmem_enable_quotas() loads both
  * (fs/quota/dquot.c, mm/shmem_quota.c); a success must report the user
  * quota on.
  */
-/* clang-format off */
-FIXTURE_VARIANT_ADD(task, mount_tmpfs_quota) {
-	/* clang-format on */
-	.op = {
-		.name = "mount_tmpfs_quota",
-		.allowed = mount_errnos,
-		.action = mount_action,
-		.check = mount_check,
-		.cleanup = mount_cleanup,
-	},
-	.mnt_magic = TMPFS_MAGIC,
-	.mnt_data = "size=1m,usrquota,grpquota",
-	.mnt_quota = true,
-};
+FAILNTH_VARIANT_MORE(task, mount_tmpfs_quota,
+		     (.mnt_magic = TMPFS_MAGIC,
+		      .mnt_data = "size=1m,usrquota,grpquota",
+		      .mnt_quota = true),
+		     .allowed = mount_errnos, .action = mount_action,
+		     .check = mount_check, .cleanup = mount_cleanup);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(task, mount_devpts) {
-	/* clang-format on */
-	.op = {
-		.name = "mount_devpts",
-		.allowed = pseudo_mount_errnos,
-		.action = devpts_action,
-		.check = mount_check,
-		.cleanup = mount_cleanup,
-	},
-	.mnt_magic = DEVPTS_SUPER_MAGIC,
-	.mnt_probe = "ptmx",
-};
+FAILNTH_VARIANT_MORE(task, mount_devpts,
+		     (.mnt_magic = DEVPTS_SUPER_MAGIC, .mnt_probe = "ptmx"),
+		     .allowed = pseudo_mount_errnos, .action = devpts_action,
+		     .check = mount_check, .cleanup = mount_cleanup);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(task, mount_fuse) {
-	/* clang-format on */
-	.op = {
-		.name = "mount_fuse",
-		.allowed = pseudo_mount_errnos,
-		.prepare = fuse_prepare,
-		.action = fuse_action,
-		.check = fuse_check,
-		.cleanup = fuse_cleanup,
-	},
-};
+FAILNTH_VARIANT(task, mount_fuse, .allowed = pseudo_mount_errnos,
+		.prepare = fuse_prepare, .action = fuse_action,
+		.check = fuse_check, .cleanup = fuse_cleanup);
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(task, fsmount_tmpfs) {
-	/* clang-format on */
-	.op = {
-		.name = "fsmount_tmpfs",
-		.allowed = mount_errnos,
-		.action = fsmount_action,
-		.check = mount_check,
-		.cleanup = mount_cleanup,
-	},
-	.mnt_magic = TMPFS_MAGIC,
-};
+FAILNTH_VARIANT_MORE(task, fsmount_tmpfs, (.mnt_magic = TMPFS_MAGIC),
+		     .allowed = mount_errnos, .action = fsmount_action,
+		     .check = mount_check, .cleanup = mount_cleanup);
 
 /*
  * The mount scenario's base: a private mount namespace with a fresh tmpfs
@@ -1363,7 +1194,7 @@ static void cgroup_base(struct __test_metadata *_metadata,
 FIXTURE_SETUP(task)
 {
 	const char *missing = failnth_missing();
-	const struct failnth_scenario *op = &variant->op;
+	const struct failnth_scenario *op = variant->op;
 	struct sigaction sa = { .sa_handler = SIG_DFL,
 				.sa_flags = SA_NOCLDSTOP };
 	ssize_t len;
@@ -1446,7 +1277,7 @@ FIXTURE_TEARDOWN(task)
 		EXPECT_EQ(0, umount2(MNT_BASE, MNT_DETACH));
 	}
 	/* What a point that ended in an ASSERT may have left. */
-	if (variant->op.action == cgroup_action)
+	if (variant->op->action == cgroup_action)
 		rmdir(CG_DIR);
 }
 
