@@ -933,6 +933,7 @@ FIXTURE_SETUP(fd_object)
 {
 	const char *missing = failnth_missing();
 	struct fd_ctx *c = &self->ctx;
+	char why[256];
 	int err;
 
 	c->dirfd = -1;
@@ -943,21 +944,12 @@ FIXTURE_SETUP(fd_object)
 	c->returns_fd = variant->returns_fd;
 	if (missing)
 		SKIP(return, "%s", missing);
-	if (unshare(CLONE_NEWNS))
-		SKIP(return, "cannot unshare the mount namespace: %m");
-	ASSERT_EQ(0, mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+	err = private_tmpfs(TMPFS_DIR, "size=1m,mode=0700", why, sizeof(why));
+	if (err > 0)
+		SKIP(return, "%s", why);
+	ASSERT_EQ(0, err)
 	{
-		TH_LOG("making / private: %s", strerror(errno));
-	}
-	if (mount("failnth", TMPFS_DIR, "tmpfs", 0, "size=1m,mode=0700")) {
-		err = errno;
-		if (err == EPERM)
-			SKIP(return, "mounting a tmpfs is not permitted here");
-		ASSERT_EQ(0, err)
-		{
-			TH_LOG("mounting a tmpfs on %s: %s", TMPFS_DIR,
-			       strerror(err));
-		}
+		TH_LOG("%s", why);
 	}
 	c->dirfd = open(TMPFS_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (c->dirfd < 0) {

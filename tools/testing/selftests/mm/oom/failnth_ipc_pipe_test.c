@@ -489,6 +489,7 @@ FIXTURE_SETUP(pipe)
 	const char *missing = failnth_missing();
 	struct pipe_ctx *c = &self->ctx;
 	const char *what;
+	char why[256];
 	int err, i;
 
 	c->dirfd = -1;
@@ -509,21 +510,12 @@ FIXTURE_SETUP(pipe)
 	}
 	for (i = 0; i < LEN; i++)
 		data[i] = i * 131 + i / 4096;
-	if (unshare(CLONE_NEWNS))
-		SKIP(return, "cannot unshare the mount namespace: %m");
-	ASSERT_EQ(0, mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+	err = private_tmpfs(TMPFS_DIR, "size=1m,mode=0700", why, sizeof(why));
+	if (err > 0)
+		SKIP(return, "%s", why);
+	ASSERT_EQ(0, err)
 	{
-		TH_LOG("making / private: %s", strerror(errno));
-	}
-	if (mount("failnth", TMPFS_DIR, "tmpfs", 0, "size=1m,mode=0700")) {
-		err = errno;
-		if (err == EPERM)
-			SKIP(return, "mounting a tmpfs is not permitted here");
-		ASSERT_EQ(0, err)
-		{
-			TH_LOG("mounting a tmpfs on %s: %s", TMPFS_DIR,
-			       strerror(err));
-		}
+		TH_LOG("%s", why);
 	}
 	what = "opening";
 	c->dirfd = open(TMPFS_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -367,9 +367,13 @@ FIXTURE_SETUP(work)
 		SKIP(return, BUSYBOX " missing: install busybox-static");
 	if (access(XFS_REPAIR, X_OK))
 		SKIP(return, XFS_REPAIR " missing: install xfsprogs");
-	if (unshare(CLONE_NEWNS))
-		SKIP(return, "cannot unshare the mount namespace: %m");
-	ASSERT_EQ(0, mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
+	ret = private_mounts(reason, sizeof(reason));
+	if (ret > 0)
+		SKIP(return, "%s", reason);
+	ASSERT_EQ(0, ret)
+	{
+		TH_LOG("%s", reason);
+	}
 	if (mkdir(MNT, 0755) == 0)
 		self->made_dir = true;
 	ASSERT_TRUE(self->made_dir || errno == EEXIST);

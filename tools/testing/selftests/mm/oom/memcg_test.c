@@ -471,9 +471,13 @@ FIXTURE_SETUP(charge)
 			SKIP(return, "MADV_POPULATE_WRITE needs Linux 5.14");
 	}
 	if (act->fs != FS_NONE) {
-		if (unshare(CLONE_NEWNS))
-			SKIP(return, "cannot unshare the mount namespace: %m");
-		ASSERT_EQ(0, mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
+		ret = private_mounts(reason, sizeof(reason));
+		if (ret > 0)
+			SKIP(return, "%s", reason);
+		ASSERT_EQ(0, ret)
+		{
+			TH_LOG("%s", reason);
+		}
 		snprintf(self->dir, sizeof(self->dir), "/tmp/memcg.XXXXXX");
 		ASSERT_NE(NULL, mkdtemp(self->dir));
 	}

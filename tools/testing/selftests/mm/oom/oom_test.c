@@ -472,9 +472,13 @@ FIXTURE_SETUP(seed)
 			SKIP(return, REASON_NO_MEMCG);
 	}
 
-	if (unshare(CLONE_NEWNS))
-		SKIP(return, "cannot unshare the mount namespace: %m");
-	ASSERT_EQ(0, mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
+	ret = private_mounts(reason, sizeof(reason));
+	if (ret > 0)
+		SKIP(return, "%s", reason);
+	ASSERT_EQ(0, ret)
+	{
+		TH_LOG("%s", reason);
+	}
 	snprintf(self->dir, sizeof(self->dir), "/tmp/seed.XXXXXX");
 	ASSERT_NE(NULL, mkdtemp(self->dir));
 	if (variant->fs == FS_XFS) {

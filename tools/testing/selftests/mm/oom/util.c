@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,6 +105,33 @@ int mkfs_xfs(const char *dev)
 	char *const argv[] = { "mkfs.xfs", "-f", "-q", (char *)dev, NULL };
 
 	return run_cmd(argv, 30);
+}
+
+int private_mounts(char *why, size_t size)
+{
+	if (unshare(CLONE_NEWNS)) {
+		snprintf(why, size, "cannot unshare the mount namespace: %s",
+			 strerror(errno));
+		return 1;
+	}
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
+		snprintf(why, size, "making / private: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int private_tmpfs(const char *dir, const char *opts, char *why, size_t size)
+{
+	int ret = private_mounts(why, size);
+
+	if (ret || !mount("failnth", dir, "tmpfs", 0, opts))
+		return ret;
+	ret = errno;
+	snprintf(why, size, "mounting a tmpfs on %s: %s", dir, strerror(ret));
+	if (ret == EPERM)
+		snprintf(why, size, "mounting a tmpfs is not permitted here");
+	return ret == EPERM ? 1 : -1;
 }
 
 int xfs_mount_fresh(const char *dev, const char *dir, char *why, size_t size)

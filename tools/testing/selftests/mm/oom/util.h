@@ -37,6 +37,18 @@ int write_file(const char *path, const char *val);
 int mkfs_xfs(const char *dev);
 
 /*
+ * A mount namespace of the caller's own, / made private in it, so that what
+ * the caller mounts is seen by no other task and goes with the namespace:
+ * 0; 1 when the namespace cannot be had here (no CONFIG_NAMESPACES, no
+ * privilege), a reason to skip; -1 when it failed. Either way @why says
+ * what.
+ */
+int private_mounts(char *why, size_t size);
+
+/* private_mounts(), then a tmpfs with @opts on @dir; returns as it does. */
+int private_tmpfs(const char *dir, const char *opts, char *why, size_t size);
+
+/*
  * A fresh XFS on @dev (mkfs_xfs()), mounted on @dir: 0; 1 when a part is
  * missing (mkfs.xfs, CONFIG_XFS_FS), a reason to skip; -1 when it failed.
  * Either way @why says what.
