@@ -533,45 +533,6 @@ static int failnth_disarm(int fd)
 	return 0;
 }
 
-/* clang-format off */
-#define FAILNTH_ERRNO(e) { e, #e }
-static const struct {
-	int err;
-	const char *name;
-} failnth_errnos[] = {
-	FAILNTH_ERRNO(EPERM), FAILNTH_ERRNO(ENOENT), FAILNTH_ERRNO(EINTR),
-	FAILNTH_ERRNO(EIO), FAILNTH_ERRNO(EBADF), FAILNTH_ERRNO(EAGAIN),
-	FAILNTH_ERRNO(ENOMEM), FAILNTH_ERRNO(EACCES), FAILNTH_ERRNO(EFAULT),
-	FAILNTH_ERRNO(EBUSY), FAILNTH_ERRNO(EEXIST), FAILNTH_ERRNO(ENOTDIR),
-	FAILNTH_ERRNO(EISDIR), FAILNTH_ERRNO(EINVAL), FAILNTH_ERRNO(ENFILE),
-	FAILNTH_ERRNO(EMFILE), FAILNTH_ERRNO(EFBIG), FAILNTH_ERRNO(ENOSPC),
-	FAILNTH_ERRNO(EROFS), FAILNTH_ERRNO(ERANGE),
-	FAILNTH_ERRNO(ENAMETOOLONG), FAILNTH_ERRNO(ENOSYS),
-	FAILNTH_ERRNO(ENOTEMPTY), FAILNTH_ERRNO(ENODATA),
-	FAILNTH_ERRNO(EOVERFLOW), FAILNTH_ERRNO(EOPNOTSUPP),
-	FAILNTH_ERRNO(ENOBUFS), FAILNTH_ERRNO(ETIMEDOUT), FAILNTH_ERRNO(EDQUOT),
-	FAILNTH_ERRNO(E2BIG), FAILNTH_ERRNO(ENODEV), FAILNTH_ERRNO(ELIBBAD),
-	FAILNTH_ERRNO(ENOMSG), FAILNTH_ERRNO(ENOEXEC),
-	FAILNTH_ERRNO(EAFNOSUPPORT), FAILNTH_ERRNO(ENOLCK),
-	FAILNTH_ERRNO(ETIME), FAILNTH_ERRNO(ENXIO),
-	FAILNTH_ERRNO(EADDRNOTAVAIL), FAILNTH_ERRNO(EUCLEAN),
-};
-
-#undef FAILNTH_ERRNO
-/* clang-format on */
-
-/* The symbolic name of @err, or "errno<err>" in @buf. */
-static const char *failnth_errno_name(int err, char *buf, size_t size)
-{
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(failnth_errnos); i++)
-		if (failnth_errnos[i].err == err)
-			return failnth_errnos[i].name;
-	snprintf(buf, size, "errno%d", err);
-	return buf;
-}
-
 /* Whether @v is in @list (0-terminated; NULL: empty). */
 static bool failnth_in(const int *list, int v)
 {
@@ -624,7 +585,7 @@ static const char *failnth_errno_hist(const struct failnth_stats *st,
 	hist[0] = '\0';
 	for (i = 0; i < st->nr_seen && len < size; i++) {
 		const char *ename =
-			failnth_errno_name(st->seen[i].err, name, sizeof(name));
+			errno_name(st->seen[i].err, name, sizeof(name));
 
 		len += snprintf(hist + len, size - len, "%s%s:%d", i ? " " : "",
 				ename, st->seen[i].count);
@@ -799,7 +760,7 @@ static int failnth_point(struct __test_metadata *_metadata,
 	if (ret >= 0)
 		outcome = sc->full && ret < sc->full ? "short" : "success";
 	else
-		outcome = failnth_errno_name(-ret, name, sizeof(name));
+		outcome = errno_name(-ret, name, sizeof(name));
 	if (fired) {
 		st->points++;
 		if (ret < 0)

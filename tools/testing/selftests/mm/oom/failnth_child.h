@@ -446,11 +446,11 @@ static int failnth_work_errno(const char *text)
 	size_t i;
 
 	/* The first error said, not its consequences said after it. */
-	for (i = 0; i < ARRAY_SIZE(failnth_errnos); i++) {
-		at = strstr(text, strerror(failnth_errnos[i].err));
+	for (i = 0; i < nr_errno_names; i++) {
+		at = strstr(text, strerror(errno_names[i].err));
 		if (at && (!first || at < first)) {
 			first = at;
-			err = failnth_errnos[i].err;
+			err = errno_names[i].err;
 		}
 	}
 	return err;
@@ -687,7 +687,7 @@ static int failnth_work_point(struct __test_metadata *_metadata,
 	if (end.sig)
 		outcome = strsignal(end.sig);
 	else if (end.ret)
-		outcome = failnth_errno_name(-end.ret, name, sizeof(name));
+		outcome = errno_name(-end.ret, name, sizeof(name));
 	else
 		outcome = "success";
 	if (end.fired) {
@@ -907,7 +907,7 @@ static int failnth_child_point(struct __test_metadata *_metadata,
 			outcome = sc->full && ret < sc->full ? "short" :
 							       "success";
 		else
-			outcome = failnth_errno_name(-ret, name, sizeof(name));
+			outcome = errno_name(-ret, name, sizeof(name));
 	} else {
 		sig = info.si_status;
 		outcome = strsignal(sig);

@@ -1037,7 +1037,7 @@ static int job_errnos(const char *job, int *allowed, int max)
 		lineno++;
 		if (sscanf(line, "; errno: %31s", name) != 1)
 			continue;
-		err = fx_errno_by_name(name);
+		err = errno_by_name(name);
 		if (err) {
 			allowed[n++] = err;
 			printf("# %s:%d documents %s", job, lineno, line + 2);
@@ -1178,9 +1178,9 @@ static void print_metrics(const char *job, enum cond c,
 	       r->peak > 0 ? r->peak / 1024 : 0, limit / 1024, need / 1024);
 	for (i = 0; i < r->nerr; i++)
 		printf("%s%s:%ld", i ? " " : "",
-		       r->hist[i].err < 0 ? "EUNKNOWN" :
-					    fx_errno_name(r->hist[i].err, name,
-							  sizeof(name)),
+		       r->hist[i].err < 0 ?
+			       "EUNKNOWN" :
+			       errno_name(r->hist[i].err, name, sizeof(name)),
 		       r->hist[i].n);
 	printf(")\n");
 	fflush(stdout);
@@ -1666,7 +1666,7 @@ static void fio_case(struct __test_metadata *_metadata,
 		TH_LOG("unclean errno %s from fio (%ld times): neither ENOMEM nor documented in %s",
 		       r.hist[i].err < 0 ?
 			       "(unparsed)" :
-			       fx_errno_name(r.hist[i].err, name, sizeof(name)),
+			       errno_name(r.hist[i].err, name, sizeof(name)),
 		       r.hist[i].n, self->job);
 	}
 	/* fio's verify pass found what it wrote (EILSEQ would be counted above). */

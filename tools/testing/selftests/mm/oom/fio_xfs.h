@@ -149,24 +149,6 @@ static void fx_print_findings(const char *path, int max)
 	fflush(stdout);
 }
 
-#define FX_ERRNO(e)   \
-	{             \
-		e, #e \
-	}
-static const struct {
-	int err;
-	const char *name;
-} fx_errnos[] = {
-	FX_ERRNO(EPERM),   FX_ERRNO(ENOENT), FX_ERRNO(EINTR),
-	FX_ERRNO(EIO),	   FX_ERRNO(E2BIG),  FX_ERRNO(EBADF),
-	FX_ERRNO(EAGAIN),  FX_ERRNO(ENOMEM), FX_ERRNO(EACCES),
-	FX_ERRNO(EFAULT),  FX_ERRNO(EBUSY),  FX_ERRNO(EEXIST),
-	FX_ERRNO(EINVAL),  FX_ERRNO(ENFILE), FX_ERRNO(EMFILE),
-	FX_ERRNO(EFBIG),   FX_ERRNO(ENOSPC), FX_ERRNO(EROFS),
-	FX_ERRNO(EDQUOT),  FX_ERRNO(EILSEQ), FX_ERRNO(ENODATA),
-	FX_ERRNO(EUCLEAN), FX_ERRNO(ESTALE),
-};
-
 /* What fio prints for an errno: strerror() of the same C library. */
 static int fx_errno_of_text(const char *text)
 {
@@ -175,27 +157,6 @@ static int fx_errno_of_text(const char *text)
 	for (e = 1; e < 134; e++)
 		if (!strcmp(text, strerror(e)))
 			return e;
-	return 0;
-}
-
-static const char *fx_errno_name(int err, char *buf, size_t size)
-{
-	size_t i;
-
-	for (i = 0; i < FX_ARRAY_SIZE(fx_errnos); i++)
-		if (fx_errnos[i].err == err)
-			return fx_errnos[i].name;
-	snprintf(buf, size, "E%d", err);
-	return buf;
-}
-
-static int fx_errno_by_name(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < FX_ARRAY_SIZE(fx_errnos); i++)
-		if (!strcmp(fx_errnos[i].name, name))
-			return fx_errnos[i].err;
 	return 0;
 }
 

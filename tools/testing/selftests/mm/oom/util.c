@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kselftest.h"
 #include "util.h"
 
 ssize_t read_file(const char *path, char *buf, size_t size)
@@ -105,6 +106,51 @@ int mkfs_xfs(const char *dev)
 	char *const argv[] = { "mkfs.xfs", "-f", "-q", (char *)dev, NULL };
 
 	return run_cmd(argv, 30);
+}
+
+/* clang-format off */
+#define ERRNO_NAME(e) { e, #e }
+const struct errno_name errno_names[] = {
+	ERRNO_NAME(EPERM), ERRNO_NAME(ENOENT), ERRNO_NAME(EINTR),
+	ERRNO_NAME(EIO), ERRNO_NAME(E2BIG), ERRNO_NAME(ENOEXEC),
+	ERRNO_NAME(EBADF), ERRNO_NAME(EAGAIN), ERRNO_NAME(ENOMEM),
+	ERRNO_NAME(EACCES), ERRNO_NAME(EFAULT), ERRNO_NAME(EBUSY),
+	ERRNO_NAME(EEXIST), ERRNO_NAME(ENODEV), ERRNO_NAME(ENOTDIR),
+	ERRNO_NAME(EISDIR), ERRNO_NAME(EINVAL), ERRNO_NAME(ENFILE),
+	ERRNO_NAME(EMFILE), ERRNO_NAME(EFBIG), ERRNO_NAME(ENOSPC),
+	ERRNO_NAME(EROFS), ERRNO_NAME(ERANGE), ERRNO_NAME(ENAMETOOLONG),
+	ERRNO_NAME(ENOLCK), ERRNO_NAME(ENOSYS), ERRNO_NAME(ENOTEMPTY),
+	ERRNO_NAME(ENOMSG), ERRNO_NAME(ENODATA), ERRNO_NAME(ETIME),
+	ERRNO_NAME(ENXIO), ERRNO_NAME(EOVERFLOW), ERRNO_NAME(ELIBBAD),
+	ERRNO_NAME(EILSEQ), ERRNO_NAME(EOPNOTSUPP), ERRNO_NAME(EAFNOSUPPORT),
+	ERRNO_NAME(EADDRNOTAVAIL), ERRNO_NAME(ENOBUFS), ERRNO_NAME(ETIMEDOUT),
+	ERRNO_NAME(ESTALE), ERRNO_NAME(EDQUOT), ERRNO_NAME(EUCLEAN),
+};
+
+#undef ERRNO_NAME
+/* clang-format on */
+
+const size_t nr_errno_names = ARRAY_SIZE(errno_names);
+
+const char *errno_name(int err, char *buf, size_t size)
+{
+	size_t i;
+
+	for (i = 0; i < nr_errno_names; i++)
+		if (errno_names[i].err == err)
+			return errno_names[i].name;
+	snprintf(buf, size, "errno%d", err);
+	return buf;
+}
+
+int errno_by_name(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < nr_errno_names; i++)
+		if (!strcmp(errno_names[i].name, name))
+			return errno_names[i].err;
+	return 0;
 }
 
 int private_mounts(char *why, size_t size)

@@ -36,6 +36,22 @@ int write_file(const char *path, const char *val);
 /* mkfs.xfs -f -q @dev, as run_cmd() returns it. */
 int mkfs_xfs(const char *dev);
 
+/* An errno and its symbolic name ("ENOMEM"). */
+struct errno_name {
+	int err;
+	const char *name;
+};
+
+/* The errnos the selftests name, nr_errno_names of them. */
+extern const struct errno_name errno_names[];
+extern const size_t nr_errno_names;
+
+/* The symbolic name of @err, or "errno<err>" in @buf. */
+const char *errno_name(int err, char *buf, size_t size);
+
+/* The errno whose symbolic name is @name, or 0. */
+int errno_by_name(const char *name);
+
 /*
  * A mount namespace of the caller's own, / made private in it, so that what
  * the caller mounts is seen by no other task and goes with the namespace:
