@@ -912,13 +912,6 @@ static int failnth_lie_point(struct __test_metadata *_metadata,
 	return armed < 0 ? INT_MIN : ret;
 }
 
-static const char failnth_mutate_none_fmt[] =
-	"mutate %s: failure: no point failed the action\n";
-static const char failnth_mutate_fmt[] =
-	"mutate %s: failure: %d failing points as success: %s (%s)\n";
-static const char failnth_mutate_excused_fmt[] =
-	"mutate %s: failure: %d of %d failing points left a success's state (%s): %s\n";
-
 /* The failure lies of one sweep, told at every point the action failed. */
 struct failnth_lies {
 	int lied;
@@ -950,6 +943,12 @@ static void failnth_mutate_summary(struct __test_metadata *_metadata,
 				   const struct failnth_lies *l, bool cut,
 				   int n)
 {
+	static const char none_fmt[] =
+		"mutate %s: failure: no point failed the action\n";
+	static const char lies_fmt[] =
+		"mutate %s: failure: %d failing points as success: %s (%s)\n";
+	static const char excused_fmt[] =
+		"mutate %s: failure: %d of %d failing points left a success's state (%s): %s\n";
 	int lied = l->lied, missed = l->missed;
 	const char *first = l->first, *name = sc->name;
 	bool excused = missed && missed < lied && sc->failure_unseen;
@@ -961,17 +960,17 @@ static void failnth_mutate_summary(struct __test_metadata *_metadata,
 		       name, n);
 	}
 	if (excused)
-		ksft_print_msg(failnth_mutate_excused_fmt, name, missed, lied,
-			       first, sc->failure_unseen);
+		ksft_print_msg(excused_fmt, name, missed, lied, first,
+			       sc->failure_unseen);
 	EXPECT_EQ(0, unexcused)
 	{
 		TH_LOG("%s: %d of %d failing points told as success, not noticed (%s)",
 		       name, missed, lied, first);
 	}
 	if (!lied)
-		ksft_print_msg(failnth_mutate_none_fmt, name);
+		ksft_print_msg(none_fmt, name);
 	else
-		ksft_print_msg(failnth_mutate_fmt, name, lied,
+		ksft_print_msg(lies_fmt, name, lied,
 			       excused ? "the others caught" :
 			       missed  ? "some NOT caught" :
 					 "all caught",
@@ -1042,6 +1041,69 @@ static void failnth_mutate(struct __test_metadata *_metadata,
 }
 
 /*
+ * Starts a sweep of @sc: its clock, and the knobs set for @mode (verbose
+ * under FAILNTH_SITES, so that the runner can name each fault's site).
+ */
+static void failnth_sweep_begin(struct __test_metadata *_metadata,
+				const struct failnth_scenario *sc,
+				enum failnth_mode mode, struct timespec *start)
+{
+	int verbose = failnth_env("FAILNTH_SITES") ? 2 : sc->fault_verbose;
+	int err;
+
+	clock_gettime(CLOCK_MONOTONIC, start);
+	err = failnth_knobs_set(mode, verbose);
+	ASSERT_EQ(0, err)
+	{
+		TH_LOG("%s: setting the failslab and fail_page_alloc knobs: %s",
+		       sc->name, strerror(-err));
+	}
+}
+
+/* Ends a sweep of @sc: the knobs as they were before it. */
+static void failnth_sweep_restore(struct __test_metadata *_metadata,
+				  const struct failnth_scenario *sc)
+{
+	int err = failnth_knobs_restore();
+
+	EXPECT_EQ(0, err)
+	{
+		TH_LOG("%s: restoring the fault-injection knobs: %s", sc->name,
+		       strerror(-err));
+	}
+}
+
+/*
+ * What every sweep must have done, with @n the point it stopped at: ended
+ * within its deadline, below FAILNTH_MAX_POINTS (@bounded: it reached
+ * them with faults still firing) and, both allocators together, injected
+ * at least one of its @points. A sweep that never injected a fault has
+ * proved nothing; one allocator alone may have no point on a path (no page
+ * is allocated to create a tmpfs inode).
+ */
+static void failnth_sweep_verdicts(struct __test_metadata *_metadata,
+				   const struct failnth_scenario *sc,
+				   enum failnth_mode mode, int n,
+				   bool timed_out, bool bounded, int points)
+{
+	EXPECT_FALSE(timed_out)
+	{
+		TH_LOG("%s: sweep still running after %us, at n=%d", sc->name,
+		       sc->deadline_s, n);
+	}
+	EXPECT_FALSE(bounded && !timed_out)
+	{
+		TH_LOG("%s: sweep hit the bound of %d points: raise FAILNTH_MAX_POINTS",
+		       sc->name, FAILNTH_MAX_POINTS);
+	}
+	EXPECT_FALSE(mode == FAILNTH_BOTH && !points && !timed_out)
+	{
+		TH_LOG("%s: no injection point fired: fail-nth does not reach this call",
+		       sc->name);
+	}
+}
+
+/*
  * Sweeps every injection point of @sc's action that @mode fails, then prints
  * the summary. The knobs are put back on return; the fixture's teardown
  * calls failnth_knobs_restore() too, for an ASSERT in a callback. Inline:
@@ -1055,16 +1117,9 @@ static inline void failnth_sweep(struct __test_metadata *_metadata,
 	struct failnth_stats st = {};
 	bool timed_out = false;
 	struct timespec start;
-	int fd, n, fired = 1, err, verbose;
+	int fd, n, fired = 1, err;
 
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	verbose = failnth_env("FAILNTH_SITES") ? 2 : sc->fault_verbose;
-	err = failnth_knobs_set(mode, verbose);
-	ASSERT_EQ(0, err)
-	{
-		TH_LOG("%s: setting the failslab and fail_page_alloc knobs: %s",
-		       sc->name, strerror(-err));
-	}
+	failnth_sweep_begin(_metadata, sc, mode, &start);
 	/*
 	 * Fault in and lock what is mapped, so that no point is spent on a
 	 * page fault of ours. Not MCL_FUTURE: it would populate the action's
@@ -1091,8 +1146,7 @@ static inline void failnth_sweep(struct __test_metadata *_metadata,
 		failnth_mutate(_metadata, sc, fd);
 		close(fd);
 		munlockall();
-		err = failnth_knobs_restore();
-		EXPECT_EQ(0, err);
+		failnth_sweep_restore(_metadata, sc);
 		return;
 	}
 	fresh.valid = false;
@@ -1103,36 +1157,13 @@ static inline void failnth_sweep(struct __test_metadata *_metadata,
 		}
 		fired = failnth_point(_metadata, sc, fd, n, &st, &fresh);
 	}
-	EXPECT_FALSE(timed_out)
-	{
-		TH_LOG("%s: sweep still running after %us, at n=%d", sc->name,
-		       sc->deadline_s, n);
-	}
-	EXPECT_FALSE(fired > 0 && !timed_out)
-	{
-		TH_LOG("%s: sweep hit the bound of %d points: raise FAILNTH_MAX_POINTS",
-		       sc->name, FAILNTH_MAX_POINTS);
-	}
-	/*
-	 * A sweep that never injected a fault has proved nothing. One
-	 * allocator alone may have no point on a path (no page is allocated
-	 * to create a tmpfs inode), so only both together must have one.
-	 */
-	EXPECT_FALSE(mode == FAILNTH_BOTH && !st.points && !timed_out)
-	{
-		TH_LOG("%s: no injection point fired: fail-nth does not reach this call",
-		       sc->name);
-	}
+	failnth_sweep_verdicts(_metadata, sc, mode, n, timed_out, fired > 0,
+			       st.points);
 	close(fd);
 unlock:
 	munlockall();
 restore:
-	err = failnth_knobs_restore();
-	EXPECT_EQ(0, err)
-	{
-		TH_LOG("%s: restoring the fault-injection knobs: %s", sc->name,
-		       strerror(-err));
-	}
+	failnth_sweep_restore(_metadata, sc);
 	failnth_print_summary(sc, mode, &st, failnth_elapsed(&start));
 	if (!timed_out)
 		failnth_skip_if_no_point(_metadata, st.points, mode, sc->name);

@@ -414,15 +414,6 @@ static int failnth_child_trace(const struct failnth_scenario *sc, pid_t pid,
 	}
 }
 
-static const char failnth_work_stall_fmt[] =
-	"stall: %s: n=%d: the command did not end within %us\n";
-static const char failnth_work_norun_fmt[] =
-	"the command did not run: exit %d (3: prepare, 127: execve)";
-static const char failnth_work_stdout_fmt[] =
-	"stdout differs from the unarmed run's at byte %zu (%zd/%zu): \"%s\" for \"%s\"";
-static const char failnth_work_cap_fmt[] =
-	"failnth_cap %s.%s: stopped at the cap of %d points, the command goes on\n";
-
 /* What one run of a workload came to. */
 struct failnth_work_end {
 	/* The fatal signal, or 0 when it exited. */
@@ -489,6 +480,10 @@ static int failnth_work_run(struct __test_metadata *_metadata,
 			    const struct failnth_scenario *sc, int n,
 			    struct failnth_work_end *end)
 {
+	static const char stall_fmt[] =
+		"stall: %s: n=%d: the command did not end within %us\n";
+	static const char norun_fmt[] =
+		"the command did not run: exit %d (3: prepare, 127: execve)";
 	char why[256] = "", path[64], text[4096], *nl;
 	int nth_fd, err, fired = 0, ret = 0;
 	bool execed = false;
@@ -522,13 +517,12 @@ static int failnth_work_run(struct __test_metadata *_metadata,
 	err = failnth_child_trace(sc, pid, nth_fd, n, &info, &fired, &ret,
 				  &execed, why, sizeof(why));
 	if (err == -ETIMEDOUT) {
-		ksft_print_msg(failnth_work_stall_fmt, sc->name, n,
+		ksft_print_msg(stall_fmt, sc->name, n,
 			       execed ? sc->point_s : FAILNTH_CHILD_POINT_S);
 		stall_evidence(NULL, &pid, 1);
 	}
 	if (!err && !execed) {
-		snprintf(why, sizeof(why), failnth_work_norun_fmt,
-			 info.si_status);
+		snprintf(why, sizeof(why), norun_fmt, info.si_status);
 		err = -EPROTO;
 	}
 	if (!err)
@@ -604,6 +598,8 @@ static const char *failnth_work_excerpt(const char *buf, size_t len, size_t at,
 /* Whether the stdout of the run just ended is the unarmed run's. */
 static bool failnth_work_same_out(char *why, size_t size)
 {
+	static const char differs_fmt[] =
+		"stdout differs from the unarmed run's at byte %zu (%zd/%zu): \"%s\" for \"%s\"";
 	const char *buf = failnth_work_ref.now;
 	ssize_t len = failnth_work_read(failnth_work_out, failnth_work_ref.now,
 					FAILNTH_WORK_OUT_SIZE);
@@ -618,8 +614,8 @@ static bool failnth_work_same_out(char *why, size_t size)
 			break;
 	if (i == (size_t)len && i == failnth_work_ref.len)
 		return true;
-	snprintf(why, size, failnth_work_stdout_fmt, i, len,
-		 failnth_work_ref.len, failnth_work_excerpt(buf, len, i, 0),
+	snprintf(why, size, differs_fmt, i, len, failnth_work_ref.len,
+		 failnth_work_excerpt(buf, len, i, 0),
 		 failnth_work_excerpt(failnth_work_ref.buf,
 				      failnth_work_ref.len, i, 1));
 	return false;
@@ -1164,24 +1160,18 @@ static void failnth_child_sweep(struct __test_metadata *_metadata,
 				const struct failnth_scenario *sc,
 				enum failnth_mode mode)
 {
+	static const char cap_fmt[] =
+		"failnth_cap %s.%s: stopped at the cap of %d points, the command goes on\n";
 	const char *only = getenv("FAILNTH_ONLY");
 	struct failnth_child_stats cs = {};
 	bool timed_out = false;
 	struct timespec start;
-	int n = 1, last = FAILNTH_MAX_POINTS, fired = 1, verbose, err;
+	int n = 1, last = FAILNTH_MAX_POINTS, fired = 1;
 
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	verbose = failnth_env("FAILNTH_SITES") ? 2 : sc->fault_verbose;
-	err = failnth_knobs_set(mode, verbose);
-	ASSERT_EQ(0, err)
-	{
-		TH_LOG("%s: setting the failslab and fail_page_alloc knobs: %s",
-		       sc->name, strerror(-err));
-	}
+	failnth_sweep_begin(_metadata, sc, mode, &start);
 	if (failnth_env("FAILNTH_MUTATE")) {
 		failnth_child_mutate(_metadata, sc);
-		err = failnth_knobs_restore();
-		EXPECT_EQ(0, err);
+		failnth_sweep_restore(_metadata, sc);
 		return;
 	}
 	if (sc->workload && sc->max_points)
@@ -1199,32 +1189,15 @@ static void failnth_child_sweep(struct __test_metadata *_metadata,
 		}
 		fired = failnth_child_point(_metadata, sc, n, &cs);
 	}
-	EXPECT_FALSE(timed_out)
-	{
-		TH_LOG("%s: sweep still running after %us, at n=%d", sc->name,
-		       sc->deadline_s, n);
-	}
 	failnth_work_end();
-	EXPECT_FALSE(fired > 0 && !timed_out && last == FAILNTH_MAX_POINTS)
-	{
-		TH_LOG("%s: sweep hit its bound of %d points", sc->name,
-		       FAILNTH_MAX_POINTS);
-	}
+	failnth_sweep_verdicts(_metadata, sc, mode, n, timed_out,
+			       fired > 0 && last == FAILNTH_MAX_POINTS,
+			       cs.st.points);
 	/* A workload's cap is its own: said, and the sweep stands. */
 	if (fired > 0 && !timed_out && sc->workload && last == sc->max_points)
-		ksft_print_msg(failnth_work_cap_fmt, sc->name,
-			       failnth_mode_name[mode], last);
-	EXPECT_FALSE(mode == FAILNTH_BOTH && !cs.st.points && !timed_out)
-	{
-		TH_LOG("%s: no injection point fired: fail-nth does not reach this call",
-		       sc->name);
-	}
-	err = failnth_knobs_restore();
-	EXPECT_EQ(0, err)
-	{
-		TH_LOG("%s: restoring the fault-injection knobs: %s", sc->name,
-		       strerror(-err));
-	}
+		ksft_print_msg(cap_fmt, sc->name, failnth_mode_name[mode],
+			       last);
+	failnth_sweep_restore(_metadata, sc);
 	failnth_child_summary(sc, mode, &cs, failnth_elapsed(&start));
 	if (!timed_out)
 		failnth_skip_if_no_point(_metadata, cs.st.points, mode,
