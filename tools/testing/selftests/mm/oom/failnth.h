@@ -533,6 +533,12 @@ static int failnth_disarm(int fd)
 	return 0;
 }
 
+/* What an action that makes an fd returns: @fd, or -errno. */
+static inline int failnth_fd_ret(int fd)
+{
+	return fd < 0 ? -errno : fd;
+}
+
 /* Whether @v is in @list (0-terminated; NULL: empty). */
 static bool failnth_in(const int *list, int v)
 {

@@ -153,9 +153,7 @@ static bool fdinfo_has(int fd, const char *prefix, int expect, char *why,
 /* eventfd() with a count of 3. */
 static int eventfd_action(void *arg)
 {
-	int fd = eventfd(3, EFD_CLOEXEC | EFD_NONBLOCK);
-
-	return fd < 0 ? -errno : fd;
+	return failnth_fd_ret(eventfd(3, EFD_CLOEXEC | EFD_NONBLOCK));
 }
 
 /* Success: the counter reads 3, then nothing, then what is added. */
@@ -228,9 +226,7 @@ static void epoll_create_prepare(struct __test_metadata *_metadata, void *arg)
 
 static int epoll_create_action(void *arg)
 {
-	int fd = epoll_create1(EPOLL_CLOEXEC);
-
-	return fd < 0 ? -errno : fd;
+	return failnth_fd_ret(epoll_create1(EPOLL_CLOEXEC));
 }
 
 /* Success: empty, then reports a readable eventfd added to it. */
@@ -311,12 +307,10 @@ static void signalfd_prepare(struct __test_metadata *_metadata, void *arg)
 static int signalfd_action(void *arg)
 {
 	sigset_t set;
-	int fd;
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGUSR1);
-	fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-	return fd < 0 ? -errno : fd;
+	return failnth_fd_ret(signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK));
 }
 
 /* Success: a SIGUSR1 sent to us is read from the fd, once. */
@@ -440,9 +434,7 @@ static bool inotify_reports(struct fd_ctx *c, int ifd, int wd, char *why,
 /* inotify_init1(). */
 static int inotify_init_action(void *arg)
 {
-	int fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
-
-	return fd < 0 ? -errno : fd;
+	return failnth_fd_ret(inotify_init1(IN_CLOEXEC | IN_NONBLOCK));
 }
 
 /* Success: no watch yet, then one that reports a create. */
@@ -605,9 +597,9 @@ static void handle_open_prepare(struct __test_metadata *_metadata, void *arg)
 static int handle_open_action(void *arg)
 {
 	struct fd_ctx *c = arg;
-	int fd = open_by_handle_at(c->dirfd, handle(), O_RDONLY | O_CLOEXEC);
+	int flags = O_RDONLY | O_CLOEXEC;
 
-	return fd < 0 ? -errno : fd;
+	return failnth_fd_ret(open_by_handle_at(c->dirfd, handle(), flags));
 }
 
 /* Success: the new fd is the file. Failure: no fd (the engine counts). */
@@ -759,9 +751,9 @@ static bool ofd_split_check(void *arg, int ret, char *why, size_t size)
  */
 static int pty_action(void *arg)
 {
-	int fd = open(PTS_DIR "/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
+	int flags = O_RDWR | O_NOCTTY | O_CLOEXEC;
 
-	return fd < 0 ? -errno : fd;
+	return failnth_fd_ret(open(PTS_DIR "/ptmx", flags));
 }
 
 /* The names in the devpts instance but ptmx, in @buf: how many. */
