@@ -8,20 +8,23 @@
  * of the test's own with only its loopback device up: socket(), a TCP
  * connect(), accept() and send() over loopback, a UDP sendto(), a classic
  * BPF socket filter's SO_ATTACH_FILTER, an RTM_GETLINK dump, an RTM_SETLINK
- * that sets lo's MTU and alias, and the RTM_NEWADDR and RTM_NEWROUTE
- * requests that add an address and a route; each of IPv4 and, but for the
- * address, IPv6 (whose new address becomes usable only after addrconf's
- * work, out of the caller's task).
+ * that sets lo's MTU and alias, the RTM_NEWADDR and RTM_NEWROUTE requests
+ * that add an address and a route, an RTM_NEWLINK that adds a sit tunnel
+ * (IPv4 only), and a multicast group's join on lo;
+ * each of IPv4 and, but for the address, IPv6 (whose new address becomes
+ * usable only after addrconf's work, out of the caller's task).
  *
  * The call must succeed or fail with an allowed errno. A success did all
  * it says: the connection carries a byte, the bytes sent arrive and no
  * more, the filter is attached, the dump lists every link, lo has the new
  * MTU and alias, the address is listed and can be bound to, the route is
- * listed. A failure did nothing: no connection waits on the listener
+ * listed, the tunnel is the one new link, lo is in the group and the
+ * socket holds its membership. A
+ * failure did nothing: no connection waits on the listener
  * (after a failed accept(), the one it was to take still does), no byte
  * or datagram arrives, no filter is attached, the socket serves the next
- * dump, lo keeps its MTU and has no alias, no address or route is left
- * behind.
+ * dump, lo keeps its MTU and has no alias, no address, route, link or
+ * group membership is left behind.
  *
  * Only allocations in the calling task count (fail-nth does not reach
  * softirq context), so the receive side of loopback traffic is not swept.
@@ -122,6 +125,30 @@ static const int send_errnos[] = { ENOMEM, ENOBUFS, EAGAIN, 0 };
  */
 static const int nl_errnos[] = { ENOMEM, ENOBUFS, 0 };
 
+/*
+ * Clean failures of IP_ADD_MEMBERSHIP and IPV6_ADD_MEMBERSHIP: the socket's
+ * entry is ENOBUFS (net/ipv4/igmp.c:2273) or ENOMEM (net/ipv6/mcast.c:193),
+ * the device's group ENOMEM (mcast.c:__ipv6_dev_mc_inc(), linux 6.12).
+ */
+static const int mcast_errnos[] = { ENOMEM, ENOBUFS, 0 };
+
+/*
+ * The sit tunnel the RTM_NEWLINK variant adds, and its remote end: one
+ * without would be the namespace's fallback device sit0's twin, EEXIST.
+ */
+#define TUNNEL "failnth0"
+#define TUNNEL_REMOTE "192.0.2.1"
+
+/*
+ * IFLA_IPTUN_REMOTE of linux/if_tunnel.h, which cannot be included here:
+ * its linux/if.h redefines what net/if.h defines.
+ */
+#define TUNNEL_ATTR_REMOTE 3
+
+/* The groups the membership variants join on lo. */
+#define MCAST4 "239.1.2.3"
+#define MCAST6 "ff0e::1:2:3"
+
 /* Shared by the callbacks of a sweep; fds are -1 when closed. */
 struct net_ctx {
 	/* AF_INET or AF_INET6, and its socket address's size. */
@@ -143,6 +170,12 @@ struct net_ctx {
 	bool done;
 	/* Whether a read said replies were lost (ENOBUFS, netlink(7)). */
 	bool lost;
+	/*
+	 * Membership: lo's index (if_nametoindex() opens a socket: not while
+	 * armed); IPv4's group, and the port the point's socket has.
+	 */
+	unsigned int lo_index;
+	struct sockaddr_in group;
 	unsigned int seq;
 	char buf[NL_BUF];
 };
@@ -412,6 +445,55 @@ static int nl_setlink(struct net_ctx *c, unsigned int mtu, const char *alias)
 	nl_attr(&r, IFLA_MTU, &mtu, sizeof(mtu));
 	nl_attr(&r, IFLA_IFALIAS, alias, strlen(alias));
 	return nl_ask(c, &r, NULL);
+}
+
+/*
+ * An RTM_NEWLINK of the sit tunnel TUNNEL (IPv6 in IPv4, net/ipv6/sit.c),
+ * or an RTM_DELLINK of it, acknowledged.
+ */
+static int nl_tunnel(struct net_ctx *c, int type)
+{
+	struct {
+		struct rtattr kind_rta;
+		char kind[4];
+		struct rtattr data_rta, remote_rta;
+		struct in_addr remote;
+	} info = {
+		.kind_rta = { RTA_LENGTH(sizeof(info.kind)), IFLA_INFO_KIND },
+		.kind = "sit",
+		.data_rta = { RTA_LENGTH(RTA_LENGTH(sizeof(struct in_addr))),
+			      IFLA_INFO_DATA },
+		.remote_rta = { RTA_LENGTH(sizeof(info.remote)),
+				TUNNEL_ATTR_REMOTE },
+	};
+	struct nl_req r = {
+		.nh.nlmsg_type = type,
+		.nh.nlmsg_flags =
+			NLM_F_REQUEST | NLM_F_ACK |
+			(type == RTM_NEWLINK ? NLM_F_CREATE | NLM_F_EXCL : 0),
+		.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifinfomsg)),
+	};
+
+	inet_pton(AF_INET, TUNNEL_REMOTE, &info.remote);
+	nl_attr(&r, IFLA_IFNAME, TUNNEL, sizeof(TUNNEL));
+	if (type == RTM_NEWLINK)
+		nl_attr(&r, IFLA_LINKINFO, &info, sizeof(info));
+	return nl_ask(c, &r, NULL);
+}
+
+static bool is_our_tunnel(struct net_ctx *c, struct nlmsghdr *nh)
+{
+	struct ifinfomsg *ifi = NLMSG_DATA(nh);
+	int len = nh->nlmsg_len - NLMSG_LENGTH(sizeof(*ifi));
+	struct rtattr *rta = IFLA_RTA(ifi);
+
+	if (nh->nlmsg_type != RTM_NEWLINK)
+		return false;
+	for (; RTA_OK(rta, len); rta = RTA_NEXT(rta, len))
+		if (rta->rta_type == IFLA_IFNAME &&
+		    !strncmp(RTA_DATA(rta), TUNNEL, RTA_PAYLOAD(rta)))
+			return true;
+	return false;
 }
 
 /* The route a variant of @family adds: its destination and length. */
@@ -945,6 +1027,213 @@ static bool newroute_check(void *arg, int ret, char *why, size_t size)
 }
 
 /*
+ * A new link: rtnl_newlink() allocates and registers a net_device, and
+ * the stacks give it their per-device state (IPv4's and IPv6's, each with
+ * its sysctl tables). A lost acknowledgment is resolved by asking.
+ */
+static int newlink_action(void *arg)
+{
+	struct net_ctx *c = arg;
+	int ret = nl_tunnel(c, RTM_NEWLINK);
+
+	if (!c->lost)
+		return ret;
+	return nl_dump(c, RTM_GETLINK, AF_UNSPEC, is_our_tunnel) == 1 ? 0 : ret;
+}
+
+/* A success added TUNNEL and no other link; a failure added none. */
+static bool newlink_check(void *arg, int ret, char *why, size_t size)
+{
+	struct net_ctx *c = arg;
+	int want = ret < 0 ? 0 : 1;
+	int ours = nl_dump(c, RTM_GETLINK, AF_UNSPEC, is_our_tunnel);
+	int all = nl_dump(c, RTM_GETLINK, AF_UNSPEC, any_link);
+
+	if (ours == want && all == c->nr_links + want)
+		return true;
+	snprintf(why, size,
+		 "%d links named %s and %d in all, expected %d and %d", ours,
+		 TUNNEL, all, want, c->nr_links + want);
+	return false;
+}
+
+/* Removes the tunnel a point added (an absent one is ENODEV). */
+static void newlink_cleanup(struct __test_metadata *_metadata, void *arg,
+			    int ret)
+{
+	int err = nl_tunnel(arg, RTM_DELLINK);
+
+	EXPECT_TRUE(!err || err == -ENODEV)
+	{
+		TH_LOG("removing %s: %s", TUNNEL, strerror(-err));
+	}
+}
+
+/*
+ * Multicast membership, on lo: the socket's list of groups, and the
+ * device's. IPv6 lists the device's in /proc/net/igmp6. IPv4's list,
+ * /proc/net/igmp, needs CONFIG_IP_MULTICAST: instead, a datagram sent to
+ * the group through lo is taken in only if lo is in it (the output route
+ * is local only then: net/ipv4/route.c:__mkroute_output(), and loopback
+ * keeps that route for the input), by any socket bound to the port
+ * (IP_MULTICAST_ALL, the default, takes every group of the device).
+ */
+static void mcast_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct net_ctx *c = arg;
+	socklen_t len = sizeof(c->group);
+	struct ip_mreqn lo = {};
+
+	c->lo_index = if_nametoindex("lo");
+	ASSERT_NE(0, c->lo_index);
+	lo.imr_ifindex = c->lo_index;
+	c->fd = socket(c->family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	ASSERT_LE(0, c->fd);
+	if (c->family != AF_INET)
+		return;
+	c->group.sin_family = AF_INET;
+	c->group.sin_port = 0;
+	c->group.sin_addr.s_addr = htonl(INADDR_ANY);
+	ASSERT_EQ(0, bind(c->fd, (struct sockaddr *)&c->group, len));
+	ASSERT_EQ(0, getsockname(c->fd, (struct sockaddr *)&c->group, &len));
+	inet_pton(AF_INET, MCAST4, &c->group.sin_addr);
+	ASSERT_EQ(0,
+		  setsockopt(c->snd, SOL_IP, IP_MULTICAST_IF, &lo, sizeof(lo)));
+}
+
+/* Joins (or leaves) @c's group on lo with @c->fd: 0 or -errno. */
+static int mcast_member(struct net_ctx *c, bool join)
+{
+	struct ipv6_mreq m6 = { .ipv6mr_interface = c->lo_index };
+	struct ip_mreqn m4 = { .imr_ifindex = c->lo_index };
+	int ret;
+
+	if (c->family == AF_INET6) {
+		inet_pton(AF_INET6, MCAST6, &m6.ipv6mr_multiaddr);
+		ret = setsockopt(c->fd, SOL_IPV6,
+				 join ? IPV6_ADD_MEMBERSHIP :
+					IPV6_DROP_MEMBERSHIP,
+				 &m6, sizeof(m6));
+	} else {
+		inet_pton(AF_INET, MCAST4, &m4.imr_multiaddr);
+		ret = setsockopt(c->fd, SOL_IP,
+				 join ? IP_ADD_MEMBERSHIP : IP_DROP_MEMBERSHIP,
+				 &m4, sizeof(m4));
+	}
+	return ret ? -errno : 0;
+}
+
+/*
+ * Whether a datagram to the IPv4 group reaches @fd: 1, 0, or -errno. A
+ * datagram to c->rcv sent after it marks the end: lo delivers in order.
+ */
+static int mcast_delivered(struct net_ctx *c, int fd)
+{
+	char byte = 'g', got;
+	ssize_t len;
+
+	if (sendto(c->snd, &byte, 1, 0, (struct sockaddr *)&c->group,
+		   sizeof(c->group)) != 1 ||
+	    sendto(c->snd, &byte, 1, 0, (struct sockaddr *)&c->rcv_addr,
+		   c->alen) != 1)
+		return -errno;
+	if (!readable(c->rcv, ARRIVE_MS))
+		return -ETIME;
+	if (recv(c->rcv, &got, 1, MSG_DONTWAIT) != 1)
+		return -EPROTO;
+	len = recv(fd, &got, 1, MSG_DONTWAIT);
+	if (len < 0)
+		return errno == EAGAIN ? 0 : -errno;
+	return len == 1 && got == byte ? 1 : -EPROTO;
+}
+
+/* Whether lo is in @c's group, as procfs lists it: 1, 0, or -errno. */
+static int mcast_listed(struct net_ctx *c)
+{
+	char buf[8192], want[40] = "";
+	unsigned char a6[16];
+	ssize_t len;
+	int i;
+
+	/* igmp6_mc_seq_show(): "%pi6", 32 hex digits. */
+	inet_pton(AF_INET6, MCAST6, a6);
+	for (i = 0; i < 16; i++)
+		sprintf(want + 2 * i, "%02x", a6[i]);
+	len = read_file("/proc/net/igmp6", buf, sizeof(buf));
+	if (len < 0)
+		return len;
+	return !!strstr(buf, want);
+}
+
+/* Whether lo is in @c's group (IPv4: as @fd sees it): 1, 0, or -errno. */
+static int mcast_in_group(struct net_ctx *c, int fd)
+{
+	return c->family == AF_INET6 ? mcast_listed(c) : mcast_delivered(c, fd);
+}
+
+static int mcast_action(void *arg)
+{
+	return mcast_member(arg, true);
+}
+
+/*
+ * A success: lo is in the group, and the socket holds the membership (a
+ * second join is EADDRINUSE). A failure: lo is not, and the socket holds
+ * none (a leave is EADDRNOTAVAIL).
+ */
+static bool mcast_check(void *arg, int ret, char *why, size_t size)
+{
+	struct net_ctx *c = arg;
+	const char *group = c->family == AF_INET6 ? MCAST6 : MCAST4;
+	int in = mcast_in_group(c, c->fd), again, want = ret < 0 ? 0 : 1;
+
+	if (in < 0) {
+		snprintf(why, size, "whether lo is in %s: %s", group,
+			 strerror(-in));
+		return false;
+	}
+	if (in != want) {
+		snprintf(why, size, "lo is %sin %s, after a %s join",
+			 in ? "" : "not ", group,
+			 want ? "successful" : "failed");
+		return false;
+	}
+	again = mcast_member(c, want);
+	if (again != (want ? -EADDRINUSE : -EADDRNOTAVAIL)) {
+		snprintf(why, size,
+			 "the socket %s the membership of %s: a %s gave %s",
+			 want ? "does not hold" : "holds", group,
+			 want ? "second join" : "leave",
+			 again ? strerror(-again) : "success");
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Closing the socket leaves the group: lo is in it no more, as another
+ * socket bound to the port sees it.
+ */
+static void mcast_cleanup(struct __test_metadata *_metadata, void *arg, int ret)
+{
+	struct net_ctx *c = arg;
+	struct sockaddr_in any = c->group;
+	int fd = -1;
+
+	close_fd(&c->fd);
+	if (c->family == AF_INET) {
+		any.sin_addr.s_addr = htonl(INADDR_ANY);
+		fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		ASSERT_EQ(0, bind(fd, (struct sockaddr *)&any, sizeof(any)));
+	}
+	EXPECT_EQ(0, mcast_in_group(c, fd))
+	{
+		TH_LOG("lo is still in the group after the socket closed");
+	}
+	close_fd(&fd);
+}
+
+/*
  * Closes what the point opened, and any connection the listener still
  * holds (one a check did not take), so that each point starts afresh.
  */
@@ -1051,6 +1340,15 @@ FAILNTH_VARIANT_MORE(net, rtm_newroute, (.family = AF_INET),
 		     .allowed = nl_errnos, .action = newroute_action,
 		     .check = newroute_check, .cleanup = rtnl_cleanup);
 
+FAILNTH_VARIANT_MORE(net, rtm_newlink_sit, (.family = AF_INET),
+		     .allowed = nl_errnos, .action = newlink_action,
+		     .check = newlink_check, .cleanup = newlink_cleanup);
+
+FAILNTH_VARIANT_MORE(net, ip_add_membership, (.family = AF_INET),
+		     .allowed = mcast_errnos, .prepare = mcast_prepare,
+		     .action = mcast_action, .check = mcast_check,
+		     .cleanup = mcast_cleanup);
+
 FAILNTH_VARIANT_MORE(net, socket_tcp6, (.family = AF_INET6),
 		     .allowed = socket_errnos, .action = socket_action,
 		     .check = socket_check, .cleanup = socket_cleanup);
@@ -1078,6 +1376,11 @@ FAILNTH_VARIANT_MORE(net, udp6_sendto, (.family = AF_INET6),
 FAILNTH_VARIANT_MORE(net, rtm_newroute6, (.family = AF_INET6),
 		     .allowed = nl_errnos, .action = newroute_action,
 		     .check = newroute_check, .cleanup = rtnl_cleanup);
+
+FAILNTH_VARIANT_MORE(net, ipv6_add_membership, (.family = AF_INET6),
+		     .allowed = mcast_errnos, .prepare = mcast_prepare,
+		     .action = mcast_action, .check = mcast_check,
+		     .cleanup = mcast_cleanup);
 
 /* Brings the namespace's loopback device up. */
 static int lo_up(void)
