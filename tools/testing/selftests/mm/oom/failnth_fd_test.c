@@ -5,18 +5,20 @@
  * Each variant runs one call with every failslab and fail_page_alloc point
  * on its path made to fail in turn (see failnth.h): eventfd(),
  * epoll_create1(), epoll_ctl(EPOLL_CTL_ADD), signalfd(), timerfd_create()
- * with timerfd_settime(), inotify_init1() and inotify_add_watch(), a new
+ * with timerfd_settime(), inotify_init1() and inotify_add_watch(), dnotify
+ * (fcntl(F_NOTIFY)), a new
  * pty (open() of a devpts instance's ptmx), and the file locks of a new
  * tmpfs file: flock(), an OFD lock, and the unlock of an OFD lock's
  * middle, which splits it in two; a file handle of a tmpfs file
  * (name_to_handle_at()) and an open by one (open_by_handle_at()). The call
  * must succeed or fail with an allowed errno. A success gives an object
  * that works: the counter reads back, the event is reported, the signal or
- * the timer arrives within a bounded wait, the pty carries a byte, the
+ * the timer arrives within a bounded wait (dnotify's signal at once), the
+ * pty carries a byte, the
  * lock holds off another open file description (and the split leaves its
  * two ends locked), the handle opens the file, the fd is the file. A
- * failure creates no fd (the engine counts them), registers no watch or
- * epoll item, leaves no pts, takes no lock, leaves a lock it was to split
+ * failure creates no fd (the engine counts them), registers no watch,
+ * dnotify or epoll item, leaves no pts, takes no lock, leaves a lock it was to split
  * whole and writes no handle.
  */
 
@@ -489,6 +491,87 @@ static bool inotify_watch_check(void *arg, int ret, char *why, size_t size)
 }
 
 /*
+ * dnotify (fcntl(F_NOTIFY)) of the tmpfs for creates, told by SIGUSR1
+ * (F_SETSIG), blocked so that it waits to be taken.
+ */
+static void dnotify_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct fd_ctx *c = arg;
+
+	signalfd_prepare(_metadata, arg);
+	ASSERT_EQ(0, fcntl(c->dirfd, F_SETSIG, SIGUSR1));
+}
+
+static int dnotify_action(void *arg)
+{
+	struct fd_ctx *c = arg;
+
+	return fcntl(c->dirfd, F_NOTIFY, DN_CREATE | DN_MULTISHOT) ? -errno : 0;
+}
+
+/* How many SIGUSR1 for the tmpfs are pending, taking them: or -errno. */
+static int dnotify_signals(struct fd_ctx *c)
+{
+	const struct timespec now = {};
+	siginfo_t si;
+	sigset_t set;
+	int nr = 0;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	while (sigtimedwait(&set, &si, &now) == SIGUSR1) {
+		if (si.si_fd != c->dirfd)
+			return -EBADF;
+		nr++;
+	}
+	return errno == EAGAIN ? nr : -errno;
+}
+
+/*
+ * Success: a file made in the tmpfs is told, once. Failure: it is not.
+ * dnotify sends its signal from the create itself (fsnotify() to
+ * dnotify_handle_event() to send_sigio()), so it is pending on return.
+ */
+static bool dnotify_check(void *arg, int ret, char *why, size_t size)
+{
+	struct fd_ctx *c = arg;
+	int fd, nr, want = ret < 0 ? 0 : 1;
+
+	nr = dnotify_signals(c);
+	if (nr) {
+		snprintf(why, size, "signals pending before the create: %d",
+			 nr);
+		return false;
+	}
+	fd = openat(c->dirfd, EVENT_NAME, O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0 || close(fd) || unlinkat(c->dirfd, EVENT_NAME, 0)) {
+		snprintf(why, size, "creating %s: %s", EVENT_NAME,
+			 strerror(errno));
+		return false;
+	}
+	nr = dnotify_signals(c);
+	if (nr == want)
+		return true;
+	snprintf(why, size,
+		 "a create gave %d SIGUSR1 for the tmpfs%s%s, expected %d",
+		 nr < 0 ? 0 : nr, nr < 0 ? ": " : "",
+		 nr < 0 ? strerror(-nr) : "", want);
+	return false;
+}
+
+static void fd_cleanup(struct __test_metadata *_metadata, void *arg, int ret);
+
+/* The dnotify removed (F_NOTIFY with no events), then as fd_cleanup(). */
+static void dnotify_cleanup(struct __test_metadata *_metadata, void *arg,
+			    int ret)
+{
+	struct fd_ctx *c = arg;
+
+	EXPECT_EQ(0, fcntl(c->dirfd, F_NOTIFY, 0));
+	fd_cleanup(_metadata, arg, ret);
+}
+
+/*
  * The file the handle variants name, and its handle: a struct file_handle
  * with room for MAX_HANDLE_SZ bytes, filled with HANDLE_FILL before a call
  * that is to write it.
@@ -891,6 +974,10 @@ FAILNTH_VARIANT_MORE(fd_object, inotify_init1, (.returns_fd = true),
 FAILNTH_VARIANT(fd_object, inotify_add_watch, .prepare = inotify_watch_prepare,
 		.action = inotify_watch_action, .check = inotify_watch_check,
 		.allowed = fd_errnos, .cleanup = fd_cleanup);
+
+FAILNTH_VARIANT(fd_object, dnotify, .prepare = dnotify_prepare,
+		.action = dnotify_action, .check = dnotify_check,
+		.allowed = fd_errnos, .cleanup = dnotify_cleanup);
 
 FAILNTH_VARIANT(fd_object, name_to_handle_at, .prepare = handle_prepare,
 		.action = handle_name_action, .check = handle_name_check,
