@@ -3,15 +3,15 @@
  * Task calls while their small allocations fail, one at a time.
  *
  * Each variant creates a process (fork, vfork, clone3 with a pidfd), runs a
- * new image (execve), makes a namespace (unshare), opens a pidfd or mounts
- * a tmpfs (with mount(), and with fsopen() and fsmount()), a devpts
- * instance or a FUSE filesystem, or makes a cgroup, with every failslab
- * and fail_page_alloc point on its path made to fail in turn (see
- * failnth.h). The call must succeed or fail with an allowed errno. A
- * success leaves the effect whole: the child ran and exited 0 and was
- * reaped, the pidfd works, the new namespace, mount or cgroup is there and
- * usable; a failure leaves no child, no namespace, no mount, no cgroup
- * behind.
+ * new image (execve), makes a namespace (unshare), opens a pidfd, makes a
+ * POSIX timer, mounts a tmpfs (with mount(), and with fsopen() and
+ * fsmount()), a devpts instance or a FUSE filesystem, or makes a cgroup,
+ * with every failslab and fail_page_alloc point on its path made to fail
+ * in turn (see failnth.h). The call must succeed or fail with an allowed
+ * errno. A success leaves the effect whole: the child ran and exited 0 and
+ * was reaped, the pidfd works, the timer runs, the new namespace, mount or
+ * cgroup is there and usable; a failure leaves no child, no timer (nor its
+ * signal), no namespace, no mount, no cgroup behind.
  *
  * execve() and unshare() change the caller, so they run in a child that
  * arms its own fail-nth (failnth_child.h); execve() is traced, so that the
@@ -152,6 +152,13 @@ static const int user_errnos[] = { ENOMEM, EAGAIN, 0 };
 static const int pidfd_errnos[] = { ENOMEM, 0 };
 
 /*
+ * timer_create(): a timer or its preallocated signal that cannot be
+ * allocated is EAGAIN, as POSIX has it (kernel/time/posix-timers.c:460,
+ * linux 6.12).
+ */
+static const int timer_errnos[] = { EAGAIN, 0 };
+
+/*
  * mount of a tmpfs: shmem_fill_super() makes the root inode with
  * shmem_get_inode(), and a failed inode allocation is ENOSPC:
  * mm/shmem.c:__shmem_get_inode() has "return ERR_PTR(-ENOSPC);" when
@@ -220,6 +227,13 @@ struct task_state {
 	/* keys: the session keyring before the action; keyrings made. */
 	int key_before;
 	unsigned int key_seq;
+	/*
+	 * timer_create: the timer made, and the signals queued or
+	 * preallocated for this user before it (/proc/self/status, "SigQ").
+	 */
+	timer_t timer;
+	bool timer_made;
+	long sigq_before;
 };
 
 /* Reaps a child the action did not, then resets the state. */
@@ -716,6 +730,82 @@ static void cgroup_cleanup(struct __test_metadata *_metadata, void *arg,
 	}
 }
 
+/* The "SigQ" count of /proc/self/status, or -errno. */
+static long sigq(void)
+{
+	char buf[4096], *at;
+	ssize_t len = read_file("/proc/self/status", buf, sizeof(buf));
+
+	if (len < 0)
+		return len;
+	at = strstr(buf, "\nSigQ:\t");
+	return at ? strtol(at + 7, NULL, 10) : -ENOENT;
+}
+
+/*
+ * A POSIX timer (CONFIG_POSIX_TIMERS): its k_itimer, and the sigqueue
+ * preallocated for its expiry, which counts in SigQ whether the timer is
+ * armed or not.
+ */
+static void timer_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct task_state *st = arg;
+
+	st->timer_made = false;
+	st->sigq_before = sigq();
+	ASSERT_LE(0, st->sigq_before);
+}
+
+static int timer_action(void *arg)
+{
+	struct sigevent sev = { .sigev_notify = SIGEV_NONE };
+	struct task_state *st = arg;
+
+	if (syscall(SYS_timer_create, CLOCK_MONOTONIC, &sev, &st->timer))
+		return -errno;
+	st->timer_made = true;
+	return 0;
+}
+
+/*
+ * A success: the timer can be armed and read back, and its signal is
+ * counted. A failure: no signal more is counted.
+ */
+static bool timer_check(void *arg, int ret, char *why, size_t size)
+{
+	struct itimerspec its = { .it_value.tv_sec = 100 }, got = {};
+	struct task_state *st = arg;
+	long now = sigq(), want = st->sigq_before + (ret < 0 ? 0 : 1);
+
+	if (now != want) {
+		snprintf(why, size, "SigQ %ld, expected %ld", now, want);
+		return false;
+	}
+	if (ret < 0)
+		return true;
+	if (syscall(SYS_timer_settime, st->timer, 0, &its, NULL) ||
+	    syscall(SYS_timer_gettime, st->timer, &got)) {
+		snprintf(why, size, "the new timer: %s", strerror(errno));
+		return false;
+	}
+	if (!got.it_value.tv_sec && !got.it_value.tv_nsec) {
+		snprintf(why, size, "the new timer reads as disarmed");
+		return false;
+	}
+	return true;
+}
+
+/* Deletes the timer made; its signal is counted no more. */
+static void timer_cleanup(struct __test_metadata *_metadata, void *arg, int ret)
+{
+	struct task_state *st = arg;
+
+	if (st->timer_made)
+		EXPECT_EQ(0, syscall(SYS_timer_delete, st->timer));
+	st->timer_made = false;
+	EXPECT_EQ(st->sigq_before, sigq());
+}
+
 /*
  * Keys: a "user" key added to the session keyring, and a session keyring
  * of a new name joined. Each point starts in an anonymous session keyring
@@ -1077,6 +1167,10 @@ FAILNTH_VARIANT_MORE(task, unshare_user,
 FAILNTH_VARIANT(task, pidfd_open, .allowed = pidfd_errnos,
 		.prepare = pidfd_prepare, .action = pidfd_action,
 		.check = pidfd_check, .cleanup = pidfd_cleanup);
+
+FAILNTH_VARIANT(task, timer_create, .allowed = timer_errnos,
+		.prepare = timer_prepare, .action = timer_action,
+		.check = timer_check, .cleanup = timer_cleanup);
 
 FAILNTH_VARIANT(task, cgroup_mkdir, .allowed = cgroup_errnos,
 		.action = cgroup_action, .check = cgroup_check,
