@@ -3,7 +3,8 @@
  * Whole commands while their small allocations fail, one at a time.
  *
  * Each variant is a workload: busybox's tar extracting a tree onto a fresh
- * XFS, cpio archiving it, cat reading procfs. The command runs with the
+ * XFS, cpio archiving it, cat reading procfs (system-wide files, then the
+ * process's own and sysfs attributes). The command runs with the
  * n-th failslab or fail_page_alloc point of its own process made to fail,
  * for n = 1, 2, ... until a run ends without the fault firing, or the
  * variant's cap (failnth_child.h, workload). Each run must exit 0 with
@@ -503,6 +504,34 @@ FIXTURE_VARIANT_ADD(work, proc_read) {
 				 "/proc/devices", "/proc/cgroups",
 				 "/proc/self/mountinfo",
 				 "/proc/sys/vm/overcommit_memory", NULL },
+	.what = WORK_NONE,
+	.max_points = 400,
+	.success_unseen = "cat changes nothing: only its stdout shows a success",
+	.arm_nr = SYS_openat,
+	.arm_path = "/proc/",
+};
+
+/*
+ * The process's own procfs files (each its own show or read function;
+ * cmdline copies from the process's memory a page at a time) and sysfs
+ * attributes (kernfs's open file and its open node), none of which changes
+ * between the runs. Not environ: its read allocates its page before it
+ * looks for the end (fs/proc/base.c:999, linux 6.12), so the read that
+ * finds the end can fail after all was printed, and a failure told as a
+ * success could not be noticed.
+ */
+/* clang-format off */
+FIXTURE_VARIANT_ADD(work, proc_pid_sysfs_read) {
+	/* clang-format on */
+	.scenario = "proc_pid_sysfs_read",
+	.argv = (char *const[]){ BUSYBOX, "cat", "/proc/self/cmdline",
+				 "/proc/self/comm", "/proc/self/cgroup",
+				 "/proc/self/mounts", "/proc/self/uid_map",
+				 "/proc/self/oom_score_adj",
+				 "/proc/self/personality", "/proc/cmdline",
+				 "/proc/partitions",
+				 "/sys/devices/system/cpu/online",
+				 "/sys/class/net/lo/mtu", NULL },
 	.what = WORK_NONE,
 	.max_points = 400,
 	.success_unseen = "cat changes nothing: only its stdout shows a success",
