@@ -901,12 +901,8 @@ static bool pty_check(void *arg, int ret, char *why, size_t size)
 
 static void fd_close_all(struct fd_ctx *c)
 {
-	if (c->fd >= 0)
-		close(c->fd);
-	if (c->efd >= 0)
-		close(c->efd);
-	c->fd = -1;
-	c->efd = -1;
+	close_fd(&c->fd);
+	close_fd(&c->efd);
 }
 
 /*

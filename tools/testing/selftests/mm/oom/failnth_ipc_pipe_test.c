@@ -250,6 +250,16 @@ static void to_file_prepare(struct __test_metadata *_metadata, void *arg)
 	c->off = 0;
 }
 
+/* Whether the file's offset moved by the @n bytes spliced. */
+static bool offset_moved(struct pipe_ctx *c, size_t n, char *why, size_t size)
+{
+	if ((size_t)c->off == n)
+		return true;
+	snprintf(why, size, "offset %lld after %zu bytes spliced",
+		 (long long)c->off, n);
+	return false;
+}
+
 static int to_file_action(void *arg)
 {
 	struct pipe_ctx *c = arg;
@@ -264,11 +274,8 @@ static bool to_file_check(void *arg, int ret, char *why, size_t size)
 	struct pipe_ctx *c = arg;
 	size_t n = moved(ret);
 
-	if ((size_t)c->off != n) {
-		snprintf(why, size, "offset %lld after %zu bytes spliced",
-			 (long long)c->off, n);
+	if (!offset_moved(c, n, why, size))
 		return false;
-	}
 	return file_holds(c->file, data, n, why, size) &&
 	       pipe_holds(c->p[0], data + n, LEN - n, "the source pipe", why,
 			  size);
@@ -307,11 +314,8 @@ static bool from_file_check(void *arg, int ret, char *why, size_t size)
 	struct pipe_ctx *c = arg;
 	size_t n = moved(ret);
 
-	if ((size_t)c->off != n) {
-		snprintf(why, size, "offset %lld after %zu bytes spliced",
-			 (long long)c->off, n);
+	if (!offset_moved(c, n, why, size))
 		return false;
-	}
 	return pipe_holds(c->p[0], data, n, "the pipe", why, size) &&
 	       file_holds(c->file, data, LEN, why, size);
 }
@@ -394,11 +398,8 @@ static bool tee_check(void *arg, int ret, char *why, size_t size)
 			 LEN);
 		return false;
 	}
-	if ((size_t)c->off != n) {
-		snprintf(why, size, "offset %lld after %zu bytes spliced",
-			 (long long)c->off, n);
+	if (!offset_moved(c, n, why, size))
 		return false;
-	}
 	return file_holds(c->file, data, n, why, size) &&
 	       pipe_holds(c->q[0], data + n, teed - n, "the destination pipe",
 			  why, size) &&
@@ -538,15 +539,9 @@ FIXTURE_SETUP(pipe)
 
 fail:
 	err = errno;
-	if (c->direct >= 0)
-		close(c->direct);
-	if (c->file >= 0)
-		close(c->file);
-	if (c->dirfd >= 0)
-		close(c->dirfd);
-	c->dirfd = -1;
-	c->file = -1;
-	c->direct = -1;
+	close_fd(&c->direct);
+	close_fd(&c->file);
+	close_fd(&c->dirfd);
 	umount2(TMPFS_DIR, MNT_DETACH);
 	ASSERT_EQ(0, err)
 	{

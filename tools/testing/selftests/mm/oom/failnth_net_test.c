@@ -239,13 +239,6 @@ static bool stream_holds(int fd, size_t n, char *why, size_t size)
 	return nothing_more(fd, "after the bytes sent", why, size);
 }
 
-static void close_fd(int *fd)
-{
-	if (*fd >= 0)
-		close(*fd);
-	*fd = -1;
-}
-
 /* The loopback address of @family, port 0, in @sa; returns its size. */
 static socklen_t loopback(int family, struct sockaddr_storage *sa)
 {

@@ -108,6 +108,13 @@ int mkfs_xfs(const char *dev)
 	return run_cmd(argv, 30);
 }
 
+void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
 /* clang-format off */
 #define ERRNO_NAME(e) { e, #e }
 const struct errno_name errno_names[] = {

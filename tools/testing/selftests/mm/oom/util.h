@@ -36,6 +36,9 @@ int write_file(const char *path, const char *val);
 /* mkfs.xfs -f -q @dev, as run_cmd() returns it. */
 int mkfs_xfs(const char *dev);
 
+/* Closes *@fd unless it is -1, and makes it -1. */
+void close_fd(int *fd);
+
 /* An errno and its symbolic name ("ENOMEM"). */
 struct errno_name {
 	int err;
