@@ -10,21 +10,22 @@
  * BPF socket filter's SO_ATTACH_FILTER, an RTM_GETLINK dump, an RTM_SETLINK
  * that sets lo's MTU and alias, the RTM_NEWADDR and RTM_NEWROUTE requests
  * that add an address and a route, an RTM_NEWLINK that adds a sit tunnel
- * (IPv4 only), and a multicast group's join on lo;
- * each of IPv4 and, but for the address, IPv6 (whose new address becomes
- * usable only after addrconf's work, out of the caller's task).
+ * and an RTM_NEWNEXTHOP that adds a nexthop object (IPv4 only), and a
+ * multicast group's join on lo; each of IPv4 and, but for the address,
+ * IPv6 (whose new address becomes usable only after addrconf's work, out
+ * of the caller's task).
  *
  * The call must succeed or fail with an allowed errno. A success did all
  * it says: the connection carries a byte, the bytes sent arrive and no
  * more, the filter is attached, the dump lists every link, lo has the new
  * MTU and alias, the address is listed and can be bound to, the route is
- * listed, the tunnel is the one new link, lo is in the group and the
- * socket holds its membership. A
- * failure did nothing: no connection waits on the listener
- * (after a failed accept(), the one it was to take still does), no byte
- * or datagram arrives, no filter is attached, the socket serves the next
- * dump, lo keeps its MTU and has no alias, no address, route, link or
- * group membership is left behind.
+ * listed, the tunnel is the one new link, the nexthop is listed, lo is in
+ * the group and the socket holds its membership. A failure did nothing:
+ * no connection waits on the listener (after a failed accept(), the one
+ * it was to take still does), no byte or datagram arrives, no filter is
+ * attached, the socket serves the next dump, lo keeps its MTU and has no
+ * alias, no address, route, link, nexthop or group membership is left
+ * behind.
  *
  * Only allocations in the calling task count (fail-nth does not reach
  * softirq context), so the receive side of loopback traffic is not swept.
@@ -34,6 +35,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <linux/filter.h>
+#include <linux/nexthop.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <net/if.h>
@@ -138,6 +140,9 @@ static const int mcast_errnos[] = { ENOMEM, ENOBUFS, 0 };
  */
 #define TUNNEL "failnth0"
 #define TUNNEL_REMOTE "192.0.2.1"
+
+/* The id of the nexthop object the RTM_NEWNEXTHOP variant adds. */
+#define NEXTHOP_ID 77
 
 /*
  * IFLA_IPTUN_REMOTE of linux/if_tunnel.h, which cannot be included here:
@@ -299,6 +304,7 @@ struct nl_req {
 		struct ifinfomsg ifi;
 		struct ifaddrmsg ifa;
 		struct rtmsg rtm;
+		struct nhmsg nhm;
 	};
 	char attrs[64];
 };
@@ -388,6 +394,9 @@ static int nl_dump(struct net_ctx *c, int type, int family,
 	if (type == RTM_GETLINK) {
 		r.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifinfomsg));
 		r.ifi.ifi_family = family;
+	} else if (type == RTM_GETNEXTHOP) {
+		r.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct nhmsg));
+		r.nhm.nh_family = family;
 	} else if (type == RTM_GETADDR) {
 		r.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifaddrmsg));
 		r.ifa.ifa_family = family;
@@ -472,6 +481,47 @@ static int nl_tunnel(struct net_ctx *c, int type)
 	if (type == RTM_NEWLINK)
 		nl_attr(&r, IFLA_LINKINFO, &info, sizeof(info));
 	return nl_ask(c, &r, NULL);
+}
+
+/*
+ * An RTM_NEWNEXTHOP of a blackhole IPv4 nexthop object NEXTHOP_ID, or an
+ * RTM_DELNEXTHOP of it, acknowledged.
+ */
+static int nl_nexthop(struct net_ctx *c, int type)
+{
+	struct nl_req r = {
+		.nh.nlmsg_type = type,
+		.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK |
+				  (type == RTM_NEWNEXTHOP ?
+					   NLM_F_CREATE | NLM_F_EXCL :
+					   0),
+		.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct nhmsg)),
+		.nhm.nh_family = type == RTM_NEWNEXTHOP ? AF_INET : AF_UNSPEC,
+	};
+	unsigned int id = NEXTHOP_ID;
+
+	nl_attr(&r, NHA_ID, &id, sizeof(id));
+	if (type == RTM_NEWNEXTHOP)
+		nl_attr(&r, NHA_BLACKHOLE, NULL, 0);
+	return nl_ask(c, &r, NULL);
+}
+
+static bool is_our_nexthop(struct net_ctx *c, struct nlmsghdr *nh)
+{
+	struct nhmsg *nhm = NLMSG_DATA(nh);
+	int len = nh->nlmsg_len - NLMSG_LENGTH(sizeof(*nhm));
+	struct rtattr *rta = (void *)((char *)nhm + NLMSG_ALIGN(sizeof(*nhm)));
+	unsigned int id;
+
+	if (nh->nlmsg_type != RTM_NEWNEXTHOP)
+		return false;
+	for (; RTA_OK(rta, len); rta = RTA_NEXT(rta, len)) {
+		if (rta->rta_type != NHA_ID || RTA_PAYLOAD(rta) != sizeof(id))
+			continue;
+		memcpy(&id, RTA_DATA(rta), sizeof(id));
+		return id == NEXTHOP_ID;
+	}
+	return false;
 }
 
 static bool is_our_tunnel(struct net_ctx *c, struct nlmsghdr *nh)
@@ -1063,6 +1113,50 @@ static void newlink_cleanup(struct __test_metadata *_metadata, void *arg,
 }
 
 /*
+ * A nexthop object (net/ipv4/nexthop.c): its nexthop and nh_info, and the
+ * fib_nh's per-CPU route caches. A lost acknowledgment is resolved by
+ * asking.
+ */
+static int newnexthop_action(void *arg)
+{
+	struct net_ctx *c = arg;
+	int ret = nl_nexthop(c, RTM_NEWNEXTHOP);
+
+	if (!c->lost)
+		return ret;
+	return nl_dump(c, RTM_GETNEXTHOP, AF_UNSPEC, is_our_nexthop) == 1 ? 0 :
+									    ret;
+}
+
+/* A success: the nexthop is listed. A failure: it is not. */
+static bool newnexthop_check(void *arg, int ret, char *why, size_t size)
+{
+	struct net_ctx *c = arg;
+	int want = ret < 0 ? 0 : 1;
+	int nr = nl_dump(c, RTM_GETNEXTHOP, AF_UNSPEC, is_our_nexthop);
+
+	if (nr == want)
+		return true;
+	snprintf(why, size, "nexthop %d: %d in the dump, expected %d%s%s",
+		 NEXTHOP_ID, nr < 0 ? 0 : nr, want,
+		 nr < 0 ? ": the dump failed: " : "",
+		 nr < 0 ? strerror(-nr) : "");
+	return false;
+}
+
+/* Removes the nexthop a point added (an absent one is ENOENT). */
+static void newnexthop_cleanup(struct __test_metadata *_metadata, void *arg,
+			       int ret)
+{
+	int err = nl_nexthop(arg, RTM_DELNEXTHOP);
+
+	EXPECT_TRUE(!err || err == -ENOENT)
+	{
+		TH_LOG("removing nexthop %d: %s", NEXTHOP_ID, strerror(-err));
+	}
+}
+
+/*
  * Multicast membership, on lo: the socket's list of groups, and the
  * device's. IPv6 lists the device's in /proc/net/igmp6. IPv4's list,
  * /proc/net/igmp, needs CONFIG_IP_MULTICAST: instead, a datagram sent to
@@ -1336,6 +1430,10 @@ FAILNTH_VARIANT_MORE(net, rtm_newroute, (.family = AF_INET),
 FAILNTH_VARIANT_MORE(net, rtm_newlink_sit, (.family = AF_INET),
 		     .allowed = nl_errnos, .action = newlink_action,
 		     .check = newlink_check, .cleanup = newlink_cleanup);
+
+FAILNTH_VARIANT_MORE(net, rtm_newnexthop, (.family = AF_INET),
+		     .allowed = nl_errnos, .action = newnexthop_action,
+		     .check = newnexthop_check, .cleanup = newnexthop_cleanup);
 
 FAILNTH_VARIANT_MORE(net, ip_add_membership, (.family = AF_INET),
 		     .allowed = mcast_errnos, .prepare = mcast_prepare,
