@@ -2,8 +2,9 @@
 /*
  * What the oom selftests share beyond cgroups (cgroup.h) and stall
  * detection (stall.h): reading and writing a small file (procfs, sysfs,
- * debugfs, cgroupfs), a command run with a deadline, and the scratch XFS
- * made with it. None of them asserts or exits.
+ * debugfs, cgroupfs), closing an fd, errno names, a command run with a
+ * deadline, a mount namespace of the caller's own (with a tmpfs), and the
+ * scratch XFS made with it. None of them asserts or exits.
  */
 #ifndef OOM_UTIL_H
 #define OOM_UTIL_H
