@@ -591,7 +591,7 @@ def parse_log(lines):
 				rc = rest[1][3:] if len(rest) > 1 and rest[1].startswith('rc=') else '?'
 				t['_rc'] = rc
 				for w in rest[2:]:
-					# "secs=" alone: the guest's awk could not run
+					# "secs=" alone: an older guest's awk could not run
 					# (its root gone), the host's time stands.
 					if re.match(r'secs=[0-9.]+$', w):
 						t['duration_s'] = float(w[5:])
