@@ -433,14 +433,22 @@ struct failnth_work_end {
 static int failnth_work_errno(const char *text)
 {
 	const char *at, *first = NULL;
+	size_t i, len, first_len = 0;
 	int err = 0;
-	size_t i;
 
-	/* The first error said, not its consequences said after it. */
+	/*
+	 * The first error said, not its consequences said after it; of two
+	 * texts found at the same place, the longer: "No such device or
+	 * address" (ENXIO) also holds "No such device" (ENODEV).
+	 */
 	for (i = 0; i < nr_errno_names; i++) {
 		at = strstr(text, strerror(errno_names[i].err));
-		if (at && (!first || at < first)) {
+		if (!at)
+			continue;
+		len = strlen(strerror(errno_names[i].err));
+		if (!first || at < first || (at == first && len > first_len)) {
 			first = at;
+			first_len = len;
 			err = errno_names[i].err;
 		}
 	}
