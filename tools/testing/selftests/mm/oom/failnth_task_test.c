@@ -1128,41 +1128,19 @@ FAILNTH_VARIANT(task, execve, .allowed = exec_errnos, .action = exec_action,
 		.check = exec_check, .in_child = true, .traced_exec = true,
 		.exec_code = EXEC_CODE, .fates = exec_fates);
 
-FAILNTH_VARIANT_MORE(task, unshare_mnt,
-		     (.ns_flag = CLONE_NEWNS, .ns_name = "mnt"),
-		     .allowed = ns_errnos, .action = unshare_action,
-		     .check = unshare_check, .in_child = true,
-		     .child_prepare = unshare_prepare);
+/* unshare(@flag) in a child; @ns: its name in /proc/self/ns. */
+#define UNSHARE_VARIANT(variant, flag, ns, errnos)                            \
+	FAILNTH_VARIANT_MORE(task, variant, (.ns_flag = flag, .ns_name = ns), \
+			     .allowed = errnos, .action = unshare_action,     \
+			     .check = unshare_check, .in_child = true,        \
+			     .child_prepare = unshare_prepare)
 
-FAILNTH_VARIANT_MORE(task, unshare_uts,
-		     (.ns_flag = CLONE_NEWUTS, .ns_name = "uts"),
-		     .allowed = ns_errnos, .action = unshare_action,
-		     .check = unshare_check, .in_child = true,
-		     .child_prepare = unshare_prepare);
-
-FAILNTH_VARIANT_MORE(task, unshare_ipc,
-		     (.ns_flag = CLONE_NEWIPC, .ns_name = "ipc"),
-		     .allowed = ns_errnos, .action = unshare_action,
-		     .check = unshare_check, .in_child = true,
-		     .child_prepare = unshare_prepare);
-
-FAILNTH_VARIANT_MORE(task, unshare_net,
-		     (.ns_flag = CLONE_NEWNET, .ns_name = "net"),
-		     .allowed = net_errnos, .action = unshare_action,
-		     .check = unshare_check, .in_child = true,
-		     .child_prepare = unshare_prepare);
-
-FAILNTH_VARIANT_MORE(task, unshare_pid,
-		     (.ns_flag = CLONE_NEWPID, .ns_name = "pid_for_children"),
-		     .allowed = ns_errnos, .action = unshare_action,
-		     .check = unshare_check, .in_child = true,
-		     .child_prepare = unshare_prepare);
-
-FAILNTH_VARIANT_MORE(task, unshare_user,
-		     (.ns_flag = CLONE_NEWUSER, .ns_name = "user"),
-		     .allowed = user_errnos, .action = unshare_action,
-		     .check = unshare_check, .in_child = true,
-		     .child_prepare = unshare_prepare);
+UNSHARE_VARIANT(unshare_mnt, CLONE_NEWNS, "mnt", ns_errnos);
+UNSHARE_VARIANT(unshare_uts, CLONE_NEWUTS, "uts", ns_errnos);
+UNSHARE_VARIANT(unshare_ipc, CLONE_NEWIPC, "ipc", ns_errnos);
+UNSHARE_VARIANT(unshare_net, CLONE_NEWNET, "net", net_errnos);
+UNSHARE_VARIANT(unshare_pid, CLONE_NEWPID, "pid_for_children", ns_errnos);
+UNSHARE_VARIANT(unshare_user, CLONE_NEWUSER, "user", user_errnos);
 
 FAILNTH_VARIANT(task, pidfd_open, .allowed = pidfd_errnos,
 		.prepare = pidfd_prepare, .action = pidfd_action,
