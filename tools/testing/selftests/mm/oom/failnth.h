@@ -983,6 +983,27 @@ static void failnth_mutate_summary(struct __test_metadata *_metadata,
 			       first);
 }
 
+/* What one point of a mutation run came to. */
+struct failnth_told {
+	/* What the action returned (a workload: 0 or -errno). */
+	int ret;
+	bool fired;
+	/* Whether the lie told to the checks was noticed, and by what. */
+	bool caught;
+	char why[1024];
+};
+
+/*
+ * Runs point @n (0: no fault) of a mutation run of @sc, in this thread, in
+ * a child or as a workload, with the checks told failnth_lie() of what the
+ * action returned. Returns 1 with @t filled in, 0 when there is nothing to
+ * judge (the child died of a signal), or -1 when the point could not be
+ * run (already reported).
+ */
+typedef int (*failnth_lie_fn)(struct __test_metadata *_metadata,
+			      const struct failnth_scenario *sc, int n,
+			      void *arg, struct failnth_told *t);
+
 /*
  * FAILNTH_MUTATE=1: shows that the scenario's checks can fail, by lying to
  * them twice. First the action runs without a fault and succeeds; the
@@ -993,57 +1014,70 @@ static void failnth_mutate_summary(struct __test_metadata *_metadata,
  * missing. A lie that goes unnoticed fails the test: that check could not
  * have failed. When no point fails the action (every fault has a
  * fallback), there is no failure to lie about, and the summary says so.
+ * @lie runs each point, wherever the scenario's action runs.
  */
 static void failnth_mutate(struct __test_metadata *_metadata,
-			   const struct failnth_scenario *sc, int fd)
+			   const struct failnth_scenario *sc,
+			   failnth_lie_fn lie, void *arg)
 {
+	int last = sc->workload && sc->max_points ? sc->max_points :
+						    FAILNTH_MAX_POINTS;
 	struct failnth_lies lies = {};
-	char why[512];
-	bool fired = true, caught = false, succeeded;
-	int n, ret;
+	struct failnth_told t = {};
+	bool succeeded, cut = true;
 	struct timespec start;
+	int n, got;
 
 	clock_gettime(CLOCK_MONOTONIC, &start);
-	ret = failnth_lie_point(_metadata, sc, fd, 0, &fired, &caught, why,
-				sizeof(why));
-	if (ret == INT_MIN)
+	got = lie(_metadata, sc, 0, arg, &t);
+	if (got < 0)
 		return;
-	succeeded = ret >= 0;
+	succeeded = got && t.ret >= 0;
 	EXPECT_TRUE(succeeded)
 	{
 		TH_LOG("%s: failed without an injected fault: %s", sc->name,
-		       strerror(-ret));
+		       got ? strerror(-t.ret) : "killed");
 	}
 	if (sc->success_unseen) {
 		ksft_print_msg("mutate %s: success as ENOMEM: not tried: %s\n",
 			       sc->name, sc->success_unseen);
 	} else {
-		EXPECT_TRUE(!succeeded || caught)
+		EXPECT_TRUE(!succeeded || t.caught)
 		{
 			TH_LOG("%s: success told as ENOMEM, not noticed: no check sees the effect",
 			       sc->name);
 		}
 		ksft_print_msg("mutate %s: success as ENOMEM: %s%s\n", sc->name,
-			       caught ? "caught: " : "NOT caught",
-			       caught ? why : "");
+			       t.caught ? "caught: " : "NOT caught",
+			       t.caught ? t.why : "");
 	}
 
 	/* Every point that fails the action is told it succeeded. */
-	fired = true;
-	for (n = 1; n <= FAILNTH_MAX_POINTS; n++) {
+	for (n = 1; n <= last; n++) {
 		if (failnth_elapsed(&start) > sc->deadline_s)
 			break;
-		caught = false;
-		ret = failnth_lie_point(_metadata, sc, fd, n, &fired, &caught,
-					why, sizeof(why));
-		if (ret == INT_MIN || !fired)
+		got = lie(_metadata, sc, n, arg, &t);
+		if (got < 0 || (got && !t.fired)) {
+			cut = false;
 			break;
-		if (ret >= 0)
-			continue;
-		failnth_lie_told(&lies, n, -ret, caught, why);
+		}
+		if (got && t.ret < 0)
+			failnth_lie_told(&lies, n, -t.ret, t.caught, t.why);
 	}
-	failnth_mutate_summary(_metadata, sc, &lies, fired && ret != INT_MIN,
-			       n);
+	/* A workload's sweep stops at its cap too (failnth_cap): no cut. */
+	if (n > last && sc->workload)
+		cut = false;
+	failnth_mutate_summary(_metadata, sc, &lies, cut, n);
+}
+
+/* A point of a mutation run in this thread; @arg: the fail-nth fd. */
+static int failnth_thread_lie(struct __test_metadata *_metadata,
+			      const struct failnth_scenario *sc, int n,
+			      void *arg, struct failnth_told *t)
+{
+	t->ret = failnth_lie_point(_metadata, sc, *(int *)arg, n, &t->fired,
+				   &t->caught, t->why, sizeof(t->why));
+	return t->ret == INT_MIN ? -1 : 1;
 }
 
 /*
@@ -1149,7 +1183,7 @@ static inline void failnth_sweep(struct __test_metadata *_metadata,
 		goto unlock;
 
 	if (failnth_env("FAILNTH_MUTATE")) {
-		failnth_mutate(_metadata, sc, fd);
+		failnth_mutate(_metadata, sc, failnth_thread_lie, &fd);
 		close(fd);
 		munlockall();
 		failnth_sweep_restore(_metadata, sc);

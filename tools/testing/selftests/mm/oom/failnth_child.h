@@ -989,18 +989,14 @@ static void failnth_child_summary(const struct failnth_scenario *sc,
 }
 
 /*
- * Sweeps every injection point of @sc's action, made in a child, that
- * @mode fails, then prints the summary. The knobs are put back on return.
+ * A point of a mutation run in a child (failnth_lie_fn): the child runs
+ * the action, tells its checks the lie, and reports.
  */
-/*
- * One point of a mutation run in a child (see failnth_mutate()): returns
- * 1 with @rep filled in, 0 when the child died of a signal (no report), or
- * -1 when the point could not be run (already reported).
- */
-static int failnth_child_lie_point(struct __test_metadata *_metadata,
-				   const struct failnth_scenario *sc, int n,
-				   struct failnth_child_report *rep)
+static int failnth_child_lie(struct __test_metadata *_metadata,
+			     const struct failnth_scenario *sc, int n,
+			     void *arg, struct failnth_told *t)
 {
+	struct failnth_child_report rep = {};
 	int pipefd[2], err;
 	siginfo_t info;
 	ssize_t len;
@@ -1027,90 +1023,73 @@ static int failnth_child_lie_point(struct __test_metadata *_metadata,
 		return -1;
 	}
 	failnth_child_reap(pid);
-	len = read(pipefd[0], rep, sizeof(*rep));
+	len = read(pipefd[0], &rep, sizeof(rep));
 	close(pipefd[0]);
 	if (info.si_code != CLD_EXITED)
 		return 0;
-	EXPECT_TRUE(!info.si_status && len == sizeof(*rep))
+	EXPECT_TRUE(!info.si_status && len == sizeof(rep))
 	{
 		TH_LOG("%s: n=%d: child exited %d before reporting", sc->name,
 		       n, info.si_status);
 	}
-	return !info.si_status && len == sizeof(*rep) ? 1 : -1;
+	if (info.si_status || len != sizeof(rep))
+		return -1;
+	t->ret = rep.ret;
+	t->fired = rep.fired;
+	t->caught = !rep.ok;
+	snprintf(t->why, sizeof(t->why), "%s", rep.why);
+	return 1;
 }
 
 /*
- * failnth_mutate() for a workload: each run whose command failed is judged
- * as if it had exited 0, and the stdout comparison or the check must
- * notice; the unarmed run's success is told as ENOMEM.
+ * A point of a workload's mutation run (failnth_lie_fn): a run whose
+ * command failed is judged as if it had exited 0, and the stdout
+ * comparison or the check must notice; the unarmed run's success (made by
+ * failnth_work_begin(), not again here) is told as ENOMEM.
  */
-static void failnth_work_mutate(struct __test_metadata *_metadata,
-				const struct failnth_scenario *sc)
+static int failnth_work_lie(struct __test_metadata *_metadata,
+			    const struct failnth_scenario *sc, int n, void *arg,
+			    struct failnth_told *t)
 {
-	struct failnth_work_end end, lie;
-	struct failnth_lies lies = {};
-	struct timespec start;
-	char why[1024];
-	bool caught, cut = true;
-	int n, last = sc->max_points ? sc->max_points : FAILNTH_MAX_POINTS;
+	struct failnth_work_end end, lie = { .code = 1, .ret = -ENOMEM };
 
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	if (failnth_work_begin(_metadata, sc)) {
-		failnth_work_end();
-		return;
+	t->ret = 0;
+	t->fired = true;
+	t->caught = false;
+	t->why[0] = '\0';
+	if (!n) {
+		lie.fired = 1;
+		if (!sc->success_unseen)
+			t->caught = !failnth_work_judge(sc, &lie, -ENOMEM,
+							t->why, sizeof(t->why));
+		return 1;
 	}
-	if (sc->success_unseen) {
-		ksft_print_msg("mutate %s: success as ENOMEM: not tried: %s\n",
-			       sc->name, sc->success_unseen);
-	} else {
-		lie = (struct failnth_work_end){ .code = 1,
-						 .ret = -ENOMEM,
-						 .fired = 1 };
-		caught = !failnth_work_judge(sc, &lie, -ENOMEM, why,
-					     sizeof(why));
-		EXPECT_TRUE(caught)
-		{
-			TH_LOG("%s: success told as ENOMEM, not noticed: no check sees the effect",
-			       sc->name);
-		}
-		ksft_print_msg("mutate %s: success as ENOMEM: %s%s\n", sc->name,
-			       caught ? "caught: " : "NOT caught",
-			       caught ? why : "");
+	if (failnth_work_run(_metadata, sc, n, &end))
+		return -1;
+	t->fired = end.fired;
+	if (!end.fired)
+		return 1;
+	if (end.sig || !end.ret) {
+		/* The truth, for the check's cleanup after the run. */
+		failnth_work_judge(sc, &end, end.ret, t->why, sizeof(t->why));
+		return end.sig ? 0 : 1;
 	}
-	for (n = 1; n <= last; n++) {
-		if (failnth_elapsed(&start) > sc->deadline_s)
-			break;
-		if (failnth_work_run(_metadata, sc, n, &end) || !end.fired) {
-			cut = false;
-			break;
-		}
-		if (end.sig || !end.ret) {
-			/* The truth, for the check's cleanup after the run. */
-			failnth_work_judge(sc, &end, end.ret, why, sizeof(why));
-			continue;
-		}
-		lie = end;
-		lie.ret = 0;
-		lie.code = 0;
-		caught = !failnth_work_judge(sc, &lie, 0, why, sizeof(why));
-		failnth_lie_told(&lies, n, -end.ret, caught, why);
-	}
-	failnth_work_end();
-	failnth_mutate_summary(_metadata, sc, &lies, cut && n <= last, n);
+	lie = end;
+	lie.ret = 0;
+	lie.code = 0;
+	t->ret = end.ret;
+	t->caught = !failnth_work_judge(sc, &lie, 0, t->why, sizeof(t->why));
+	return 1;
 }
 
-/* failnth_mutate() for a call made in a child. */
+/* failnth_mutate() for a call made in a child, or a workload. */
 static void failnth_child_mutate(struct __test_metadata *_metadata,
 				 const struct failnth_scenario *sc)
 {
-	struct failnth_child_report rep = {};
-	struct failnth_lies lies = {};
-	int n, got;
-	bool caught = false, cut = true;
-	struct timespec start;
-
 	if (sc->workload) {
-		failnth_work_mutate(_metadata, sc);
+		if (!failnth_work_begin(_metadata, sc))
+			failnth_mutate(_metadata, sc, failnth_work_lie, NULL);
+		failnth_work_end();
 		return;
 	}
 	if (sc->traced_exec) {
@@ -1124,46 +1103,13 @@ static void failnth_child_mutate(struct __test_metadata *_metadata,
 			       "judged by ptrace, not by a check");
 		return;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	got = failnth_child_lie_point(_metadata, sc, 0, &rep);
-	if (got < 0)
-		return;
-	EXPECT_TRUE(got && rep.ret >= 0)
-	{
-		TH_LOG("%s: failed without an injected fault: %s", sc->name,
-		       got ? strerror(-rep.ret) : "killed");
-	}
-	caught = got && !rep.ok;
-	if (sc->success_unseen) {
-		ksft_print_msg("mutate %s: success as ENOMEM: not tried: %s\n",
-			       sc->name, sc->success_unseen);
-	} else {
-		EXPECT_TRUE(caught)
-		{
-			TH_LOG("%s: success told as ENOMEM, not noticed: no check sees the effect",
-			       sc->name);
-		}
-		ksft_print_msg("mutate %s: success as ENOMEM: %s%s\n", sc->name,
-			       caught ? "caught: " : "NOT caught",
-			       caught ? rep.why : "");
-	}
-
-	/* Every point that fails the action is told it succeeded. */
-	for (n = 1; n <= FAILNTH_MAX_POINTS; n++) {
-		if (failnth_elapsed(&start) > sc->deadline_s)
-			break;
-		got = failnth_child_lie_point(_metadata, sc, n, &rep);
-		if (got < 0 || (got && !rep.fired)) {
-			cut = false;
-			break;
-		}
-		if (!got || rep.ret >= 0)
-			continue;
-		failnth_lie_told(&lies, n, -rep.ret, !rep.ok, rep.why);
-	}
-	failnth_mutate_summary(_metadata, sc, &lies, cut, n);
+	failnth_mutate(_metadata, sc, failnth_child_lie, NULL);
 }
 
+/*
+ * Sweeps every injection point of @sc's action, made in a child, that
+ * @mode fails, then prints the summary. The knobs are put back on return.
+ */
 static void failnth_child_sweep(struct __test_metadata *_metadata,
 				const struct failnth_scenario *sc,
 				enum failnth_mode mode)
