@@ -129,6 +129,8 @@ PROFILE=default
 VM=uml
 VM_NAME=
 DURATIONS=durations.tsv
+# The fio jobs' measured needs, a guess for the next run's bisections.
+FIO_NEEDS=fio-needs.tsv
 EXTRA_CONFIGS=()
 BUILD_ONLY=0
 MEM=
@@ -784,7 +786,7 @@ main()
 	fi
 	rc=0
 	python3 "$TOPDIR/runner/toosmall.py" parse "$CONSOLE" --output "$OUT" \
-		--durations "$CACHE/$DURATIONS" \
+		--durations "$CACHE/$DURATIONS" --fio-needs "$CACHE/$FIO_NEEDS" \
 		${KNOWN_ISSUES:+--known-issues "$KNOWN_ISSUES"} $KNOWN_ANY || rc=$?
 	if [ "$SELF_CHECK" = 1 ]; then
 		# Failures are what the self-check provokes: only a verdict

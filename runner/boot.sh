@@ -333,6 +333,10 @@ stage_prepare()
 	truncate -s "$SCRATCH_MB"M "$stage/disk/scratch.img" ||
 		die "$EXIT_NOSPACE" "cannot create the scratch disk in $stage/disk: free some space in ${TMPDIR:-/tmp}"
 	mkdir -p "$GUEST_OUT" || die "$EXIT_USAGE" "cannot create $GUEST_OUT"
+	# What earlier runs measured of the fio jobs' needs (guest-init.sh:
+	# $OOM_FIO_NEEDS); read-only in the guest, like tests/.
+	[ ! -f "$CACHE/$FIO_NEEDS" ] || cp "$CACHE/$FIO_NEEDS" "$stage/fio-needs" ||
+		die "$EXIT_NOSPACE" "cannot copy $CACHE/$FIO_NEEDS to $stage: free some space in ${TMPDIR:-/tmp}"
 	chmod 0755 "$RUN_TMP" "$stage"
 	if [ -n "$SANDBOX_UID" ]; then
 		chown "$SANDBOX_UID:$SANDBOX_UID" "$stage/uml" "$GUEST_OUT" \

@@ -1076,6 +1076,29 @@ class Lanes(unittest.TestCase):
 			toosmall.save_durations(path, run)
 			self.assertEqual({'a.a': 12.5}, toosmall.read_durations(path))
 
+	def test_fio_needs_are_recorded_for_the_next_bisections(self):
+		done = ('# # bisect %s: measured need=%d MiB, below=%d MiB '
+			'(release 6.12.118, MemTotal %d kB, %d probes)\n')
+		with tempfile.TemporaryDirectory() as d:
+			path, log = os.path.join(d, 'fio-needs.tsv'), os.path.join(d, 'console.log')
+			with open(path, 'w') as f:
+				f.write('6.12.118 250000 mmap 30\n6.1.0 250000 mmap 9\n')
+			with open(log, 'w') as f:
+				f.write(done % ('mmap', 20, 19, 250000, 5))
+				f.write('# bisect mmap: limit=12 MiB -> exit=0 oom_kills=0\n')
+				f.write(done % ('direct', 14, 13, 250000, 2))
+				f.write(done % ('mmap', 21, 20, 36000, 2))
+			toosmall.save_fio_needs(path, log)
+			# The last measurement for its release and memory counts;
+			# another kernel's stays, for that kernel.
+			self.assertEqual({('6.1.0', '250000', 'mmap'): '9',
+					  ('6.12.118', '250000', 'mmap'): '20',
+					  ('6.12.118', '250000', 'direct'): '14',
+					  ('6.12.118', '36000', 'mmap'): '21'},
+					 toosmall.read_fio_needs(path))
+			with open(path) as f:
+				self.assertIn('6.12.118 250000 direct 14\n', f.read())
+
 
 class Mutate(unittest.TestCase):
 	"""toosmall.py mutate: a --mutate run, judged from its results and

@@ -5,6 +5,7 @@
   toosmall.py plan SETTINGS BINARY...     print the run plan (one test a line)
   toosmall.py parse CONSOLE_LOG [--output DIR] [--known-issues FILE]
                                   [--known-issues-any-kernel] [--durations FILE]
+                                  [--fio-needs FILE]
   toosmall.py lanes PLAN N DIR [--durations FILE] [--boot-conf FILE]
                               [--only K] [--static]
                                           deal the plan to N lanes (DIR/K/plan)
@@ -1467,6 +1468,8 @@ def cmd_parse(args):
 		write_atomic(os.path.join(args.output, 'junit.xml'), junit(run))
 	if args.durations:
 		save_durations(args.durations, run)
+	if args.fio_needs:
+		save_fio_needs(args.fio_needs, args.log)
 	sys.stdout.write(ktap(run))
 	sys.stdout.write('\n' + summary(run) + '\n')
 	print(line)
@@ -1483,6 +1486,42 @@ def save_durations(path, run):
 			known[t['name']] = t['duration_s']
 	try:
 		write_atomic(path, ''.join('%s\t%.3f\n' % kv for kv in sorted(known.items())))
+	except OSError:
+		pass
+
+
+# fio_test.c's line after each bisection of a job's need (measure_need()).
+FIO_NEED = re.compile(r'# bisect (\S+): measured need=(\d+) MiB, below=\d+ MiB '
+		      r'\(release (\S+), MemTotal (\d+) kB, \d+ probes\)')
+
+
+def read_fio_needs(path):
+	"""(release, memtotal_kb, job) -> need in MiB, from the cache."""
+	known = {}
+	if path and os.path.exists(path):
+		with open(path) as f:
+			for line in f:
+				w = line.split()
+				if len(w) == 4 and w[1].isdigit() and w[3].isdigit():
+					known[(w[0], w[1], w[2])] = w[3]
+	return known
+
+
+def save_fio_needs(path, log):
+	"""Each fio job's need, as the bisections in console @log measured it,
+	by kernel release and memory size, the last one counting: run.sh
+	stages the file for the next run ($OOM_FIO_NEEDS), whose bisections
+	probe it first (fio_test.c, need_guess()). A guess the guest proves or
+	drops, never a result: best effort, like save_durations()."""
+	known = read_fio_needs(path)
+	try:
+		with open(log, errors='replace') as f:
+			for line in f:
+				m = FIO_NEED.search(line)
+				if m:
+					known[(m.group(3), m.group(4), m.group(1))] = m.group(2)
+		write_atomic(path, ''.join('%s %s %s %s\n' % (k + (v,))
+					   for k, v in sorted(known.items())))
 	except OSError:
 		pass
 
@@ -1892,6 +1931,9 @@ def main():
 		       '(the user named the file)')
 	p.add_argument('--durations', metavar='FILE',
 		       help='record each test\'s time there, for --jobs')
+	p.add_argument('--fio-needs', metavar='FILE',
+		       help='record the fio jobs\' measured needs there, '
+		       'for the next run\'s bisections')
 	p = sub.add_parser('lanes')
 	p.add_argument('plan')
 	p.add_argument('n', type=int)

@@ -14,7 +14,9 @@
  *                bisection in the test itself (its unlimited probe is
  *                nopressure's run, when that ran earlier on this boot),
  *                or by memcg_below of the job earlier on this boot
- *                (note_read());
+ *                (note_read()); an earlier boot's figure ($OOM_FIO_NEEDS)
+ *                is only a guess the bisection probes first
+ *                (need_guess());
  *   memcg_below  1 MiB below that: fio may be OOM-killed, nothing else,
  *                or, when its group thrashes instead, the group's
  *                memory.pressure (PSI) must say so, and the test then kills
@@ -35,6 +37,8 @@
  * xfs_repair; the job files in $OOM_FIO_JOBS, else in fio/ beside the
  * binary. One summary line per fio run, for the runner:
  *   # fio <job>.<condition>: secs=.. bw_kib=.. errors=.. ... (ENOMEM:n ...)
+ * and one per bisection, which run.sh keeps for the next run's guesses:
+ *   # bisect <job>: measured need=.. MiB, below=.. MiB (release .., MemTotal .. kB, .. probes)
  */
 #define _GNU_SOURCE
 #include <ftw.h>
@@ -44,6 +48,7 @@
 #include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/utsname.h>
 
 #include "fio_xfs.h"
 #include "kselftest_harness.h"
@@ -1287,16 +1292,56 @@ static bool bisect_fits(FIXTURE_DATA(xfs) * self, const char *job, double secs,
 }
 
 /*
+ * What an earlier boot measured as @job's need under the same kernel
+ * release and memory size, from $OOM_FIO_NEEDS (run.sh writes it from its
+ * earlier consoles: "release memtotal_kb job need_mib" a line, the last
+ * one counting): a guess, which measure_need() probes first and keeps only
+ * if its own probes bear it out. 0 if there is none.
+ */
+static long long need_guess(const char *job, char *release, size_t size,
+			    long long *memtotal)
+{
+	const char *path = getenv("OOM_FIO_NEEDS");
+	char rel[128], name[128], line[512];
+	long long kb, need, guess = 0;
+	struct utsname u;
+	FILE *f;
+
+	*memtotal = fx_read_key("/proc/meminfo", "MemTotal:");
+	snprintf(release, size, "%s", uname(&u) ? "unknown" : u.release);
+	if (!path || !*path)
+		return 0;
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%127s %lld %127s %lld", rel, &kb, name,
+			   &need) == 4 &&
+		    !strcmp(rel, release) && kb == *memtotal &&
+		    !strcmp(name, job) && need > 2)
+			guess = need;
+	fclose(f);
+	return guess;
+}
+
+/*
  * The smallest memory.max (1 MiB steps) under which the job completes,
  * by bisection between 2 MiB and the peak of an unlimited run. Returns it
  * in bytes with the largest failing limit in @below, 0 if out of time or
  * a run stalled (the result in @r), or -1 if the bisection cannot fit the
  * test's budget on this machine (said). A probe whose group thrashes is too
  * small: it ends when PSI reports it (killed as in memcg_below), else at
- * its deadline (probe_s).
+ * its deadline (probe_s). With a guess G from an earlier boot
+ * (need_guess()), the first probes are G, then G - 1 if G fitted or G + 1
+ * if not: two probes when the need is where it was, at most two more than
+ * a plain bisection when it is not.
  */
 #define BISECT_FMT \
 	"# bisect %s: limit=%lld MiB -> exit=%d oom_kills=%lld errors=%lld secs=%.1f%s\n"
+#define BISECT_GUESS_FMT \
+	"# bisect %s: an earlier boot measured need=%lld MiB: probed first\n"
+#define BISECT_DONE_FMT \
+	"# bisect %s: measured need=%lld MiB, below=%lld MiB (release %s, MemTotal %lld kB, %d probes)\n"
 
 static long long measure_need(struct __test_metadata *_metadata,
 			      FIXTURE_DATA(xfs) * self, const char *job,
@@ -1305,12 +1350,15 @@ static long long measure_need(struct __test_metadata *_metadata,
 	struct fio_run run = { .job = self->job,
 			       .tag = "bisect",
 			       .may_stall = true };
-	bool psi = psi_available();
-	long long lo = 2, hi = 0, mid;
+	bool psi = psi_available(), guessed;
+	long long lo = 2, hi = 0, mid, guess, memtotal;
 	double probe_s = FIO_DEADLINE_S, secs, peak;
-	char dir[PATH_MAX];
-	int n = 0;
+	char dir[PATH_MAX], release[128];
+	int n = 0, probes = 0, guesses = 0;
 
+	guess = need_guess(job, release, sizeof(release), &memtotal);
+	if (guess)
+		printf(BISECT_GUESS_FMT, job, guess);
 	if (note_read("unlimited", job, &peak, &secs)) {
 		printf(NOTE_UNLIMITED_FMT, job, (long long)peak / 1024, secs);
 		bisect_bracket(secs, peak, &probe_s, &hi);
@@ -1319,7 +1367,10 @@ static long long measure_need(struct __test_metadata *_metadata,
 		n = 1;
 	}
 	for (;;) {
-		mid = n ? (lo + hi) / 2 : 0;
+		guessed = n && guesses < 2 && guess > lo && guess < hi;
+		mid = !n ? 0 : guessed ? guess : (lo + hi) / 2;
+		guesses += guessed;
+		probes += !!n;
 		ASSERT_EQ(0, fx_cg_create(self->cg, mid * MIB));
 		ASSERT_EQ(0, fresh_dir(self->mnt, n, dir, sizeof(dir)));
 		run.dir = dir;
@@ -1355,9 +1406,12 @@ static long long measure_need(struct __test_metadata *_metadata,
 			hi = mid;
 		else
 			lo = mid;
+		if (guessed)
+			guess = run_fits(r) ? mid - 1 : mid + 1;
 		if (hi - lo <= 1)
 			break;
 	}
+	printf(BISECT_DONE_FMT, job, hi, lo, release, memtotal, probes);
 	*below = lo * MIB;
 	return hi * MIB;
 }
