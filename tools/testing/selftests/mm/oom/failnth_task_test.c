@@ -3,33 +3,39 @@
  * Task calls while their small allocations fail, one at a time.
  *
  * Each variant creates a process (fork, vfork, clone3 with a pidfd), runs a
- * new image (execve), makes a namespace (unshare), opens a pidfd, makes a
- * POSIX timer, mounts a tmpfs (with mount(), and with fsopen() and
- * fsmount()), a devpts instance or a FUSE filesystem, or makes a cgroup,
- * with every failslab and fail_page_alloc point on its path made to fail
- * in turn (see failnth.h). The call must succeed or fail with an allowed
- * errno. A success leaves the effect whole: the child ran and exited 0 and
- * was reaped, the pidfd works, the timer runs, the new namespace, mount or
- * cgroup is there and usable; a failure leaves no child, no timer (nor its
- * signal), no namespace, no mount, no cgroup behind.
+ * new image (execve), makes a namespace (unshare), installs a seccomp
+ * filter, opens a pidfd, makes a POSIX timer, mounts a tmpfs (with
+ * mount(), and with fsopen() and fsmount()), a devpts instance or a FUSE
+ * filesystem, or makes a cgroup, with every failslab and fail_page_alloc
+ * point on its path made to fail in turn (see failnth.h). The call must
+ * succeed or fail with an allowed errno. A success leaves the effect
+ * whole: the child ran and exited 0 and was reaped, the pidfd works, the
+ * timer runs, the new namespace, filter, mount or cgroup is there and
+ * usable; a failure leaves no child, no timer (nor its signal), no
+ * namespace, no filter, no mount, no cgroup behind.
  *
- * execve() and unshare() change the caller, so they run in a child that
- * arms its own fail-nth (failnth_child.h); execve() is traced, so that the
- * sweep counts the points of execve() alone and not of the new image.
+ * execve(), unshare() and seccomp() change the caller for good, so they
+ * run in a child that arms its own fail-nth (failnth_child.h); execve() is
+ * traced, so that the sweep counts the points of execve() alone and not of
+ * the new image.
  */
 
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/filter.h>
 #include <linux/keyctl.h>
 #include <linux/magic.h>
 #include <linux/sched.h>
+#include <linux/seccomp.h>
 #include <net/if.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -147,6 +153,16 @@ static const int net_errnos[] = {
  * of the new user namespace.
  */
 static const int user_errnos[] = { ENOMEM, EAGAIN, 0 };
+
+/*
+ * seccomp(SECCOMP_SET_MODE_FILTER): kernel/seccomp.c:
+ * seccomp_prepare_filter() and net/core/filter.c:
+ * bpf_prog_create_from_user() report every failed allocation (the filter,
+ * the BPF program, its saved original, the program its classic BPF is
+ * translated into) as ENOMEM (linux 6.12, kernel/seccomp.c:690,
+ * net/core/filter.c:1436, 1450, 1280, 1298).
+ */
+static const int seccomp_errnos[] = { ENOMEM, 0 };
 
 /* pidfd_open(): a failed pidfd file or inode allocation is ENOMEM. */
 static const int pidfd_errnos[] = { ENOMEM, 0 };
@@ -1090,6 +1106,59 @@ static bool unshare_check(void *arg, int ret, char *why, size_t size)
 	return ret < 0 || pid_ok || ns_usable(st, why, size);
 }
 
+/*
+ * A seccomp filter, in a child: none can be taken off again. It fails
+ * getppid() with EPERM, a call that cannot fail otherwise, and allows the
+ * rest (this child makes only native calls: it does not look at the arch).
+ */
+#define SECCOMP_ERRNO EPERM
+
+static int seccomp_prepare(void *arg)
+{
+	/* What an unprivileged caller needs; root may, too. */
+	return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ? -errno : 0;
+}
+
+static int seccomp_action(void *arg)
+{
+	struct sock_filter insns[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getppid, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | SECCOMP_ERRNO),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = {
+		.len = ARRAY_SIZE(insns),
+		.filter = insns,
+	};
+
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog))
+		return -errno;
+	return 0;
+}
+
+/*
+ * A success: this task is in filter mode, and the filter works. A
+ * failure: no filter, and getppid() as ever.
+ */
+static bool seccomp_check(void *arg, int ret, char *why, size_t size)
+{
+	static const char fmt[] = "seccomp %s, yet mode %d and getppid() %s";
+	int mode = prctl(PR_GET_SECCOMP, 0, 0, 0, 0);
+	int err = syscall(SYS_getppid) < 0 ? errno : 0;
+	bool ok;
+
+	if (ret >= 0)
+		ok = mode == SECCOMP_MODE_FILTER && err == SECCOMP_ERRNO;
+	else
+		ok = mode == SECCOMP_MODE_DISABLED && !err;
+	if (!ok)
+		snprintf(why, size, fmt, ret >= 0 ? "succeeded" : "failed",
+			 mode, err ? strerror(err) : "works");
+	return ok;
+}
+
 FIXTURE(task)
 {
 	struct task_state ctx;
@@ -1141,6 +1210,11 @@ UNSHARE_VARIANT(unshare_ipc, CLONE_NEWIPC, "ipc", ns_errnos);
 UNSHARE_VARIANT(unshare_net, CLONE_NEWNET, "net", net_errnos);
 UNSHARE_VARIANT(unshare_pid, CLONE_NEWPID, "pid_for_children", ns_errnos);
 UNSHARE_VARIANT(unshare_user, CLONE_NEWUSER, "user", user_errnos);
+UNSHARE_VARIANT(unshare_cgroup, CLONE_NEWCGROUP, "cgroup", ns_errnos);
+
+FAILNTH_VARIANT(task, seccomp_filter, .allowed = seccomp_errnos,
+		.action = seccomp_action, .check = seccomp_check,
+		.in_child = true, .child_prepare = seccomp_prepare);
 
 FAILNTH_VARIANT(task, pidfd_open, .allowed = pidfd_errnos,
 		.prepare = pidfd_prepare, .action = pidfd_action,
