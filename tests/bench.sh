@@ -46,6 +46,10 @@ cd "$TOPDIR" || exit 2
 CACHE=${TOOSMALL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/toosmall}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/toosmall-bench.XXXXXX") || exit 2
 trap 'rm -rf "$WORK"' EXIT
+# Signalled (Ctrl-C, a timeout): exit, so that the EXIT trap runs; bash
+# runs none on a signal it does not trap, and $WORK holds a kernel tree.
+trap 'exit 130' INT
+trap 'exit 143' TERM HUP
 case "${1:-all}" in
 all | uml | vm) PART=${1:-all} ;;
 *) echo "bench: $1: all (the default), uml or vm" >&2; exit 2 ;;
