@@ -933,8 +933,9 @@ static void failnth_lie_told(struct failnth_lies *l, int n, int err,
 	l->lied++;
 	if (!caught)
 		l->missed++;
+	/* Only the start of a long why: it is one line of a summary. */
 	if (!l->first[0] || (!caught && l->missed == 1))
-		snprintf(l->first, sizeof(l->first), "n=%d %s: %s%s", n,
+		snprintf(l->first, sizeof(l->first), "n=%d %s: %s%.480s", n,
 			 strerror(err), caught ? "" : "NOT caught",
 			 caught ? why : "");
 }
