@@ -1159,9 +1159,9 @@ static void failnth_child_sweep(struct __test_metadata *_metadata,
 }
 
 /* Sweeps @sc with the engine it asks for: in a child, or in this thread. */
-static void failnth_run(struct __test_metadata *_metadata,
-			const struct failnth_scenario *sc,
-			enum failnth_mode mode)
+static inline void failnth_run(struct __test_metadata *_metadata,
+			       const struct failnth_scenario *sc,
+			       enum failnth_mode mode)
 {
 	if (sc->in_child || sc->workload)
 		failnth_child_sweep(_metadata, sc, mode);

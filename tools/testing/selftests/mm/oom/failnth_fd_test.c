@@ -844,7 +844,8 @@ static int pts_entries(char *buf, size_t size)
 {
 	DIR *d = opendir(PTS_DIR);
 	struct dirent *de;
-	int nr = 0;
+	size_t len = 0;
+	int nr = 0, n;
 
 	buf[0] = '\0';
 	if (!d)
@@ -852,8 +853,12 @@ static int pts_entries(char *buf, size_t size)
 	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.' || !strcmp(de->d_name, "ptmx"))
 			continue;
-		snprintf(buf + strlen(buf), size - strlen(buf), " %s",
-			 de->d_name);
+		/* The names are for a message: those that fit are enough. */
+		n = snprintf(buf + len, size - len, " %.16s", de->d_name);
+		if (n > 0 && len + n < size)
+			len += n;
+		else
+			buf[len] = '\0';
 		nr++;
 	}
 	closedir(d);

@@ -239,7 +239,7 @@ struct task_state {
 	 * controller, and the cgroup.procs of this process's own cgroup.
 	 */
 	bool cg_memory;
-	char cg_home[256];
+	char cg_home[PATH_MAX];
 	/* keys: the session keyring before the action; keyrings made. */
 	int key_before;
 	unsigned int key_seq;
