@@ -144,6 +144,18 @@ check_lint()
 	else
 		not_ok "lint: checkpatch --strict --no-tree on ${#c_files[@]} C files" "$(printf '%s\n' "$out" | head -n 20)"
 	fi
+	# The selftests' Makefile warns and goes on, as lib.mk does; a warning
+	# here is new, and fixtures/detect's build (-Werror) would stop on it.
+	out=$(for f in tools/testing/selftests/mm/oom/*.c fixtures/detect/*.c; do
+		gcc -O2 -Wall -Werror -I"$src/tools/testing/selftests" \
+			-I tools/testing/selftests/mm/oom -c -o /dev/null "$f" 2>&1
+	done)
+	if [ -z "$out" ]; then
+		ok "lint: the selftests build with gcc -O2 -Wall -Werror"
+	else
+		not_ok "lint: the selftests build with gcc -O2 -Wall -Werror" \
+			"$(printf '%s\n' "$out" | grep -E 'error|warning' | head -n 10)"
+	fi
 	if command -v clang-format >/dev/null; then
 		for f in "${c_files[@]}"; do
 			clang-format --style="file:$src/.clang-format" "$f" | cmp -s - "$f" ||
