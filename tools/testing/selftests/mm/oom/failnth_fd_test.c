@@ -562,12 +562,22 @@ static bool dnotify_check(void *arg, int ret, char *why, size_t size)
 static void fd_cleanup(struct __test_metadata *_metadata, void *arg, int ret);
 
 /* The dnotify removed (F_NOTIFY with no events), then as fd_cleanup(). */
+/*
+ * Takes the directory's dnotify off, and makes sure it is: a create then
+ * tells nobody, as after a failed call. Otherwise the one left by the
+ * sweep's last point, its success, would go unseen.
+ */
 static void dnotify_cleanup(struct __test_metadata *_metadata, void *arg,
 			    int ret)
 {
 	struct fd_ctx *c = arg;
+	char why[256] = "";
 
 	EXPECT_EQ(0, fcntl(c->dirfd, F_NOTIFY, 0));
+	EXPECT_TRUE(dnotify_check(c, -ENOMEM, why, sizeof(why)))
+	{
+		TH_LOG("dnotify after its cleanup: %s", why);
+	}
 	fd_cleanup(_metadata, arg, ret);
 }
 
