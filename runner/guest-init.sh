@@ -181,7 +181,7 @@ leftovers()
 # so, dump the blocked tasks, and end the boot: the host resumes after NAME.
 reap_leftovers()
 {
-	local left i
+	local i
 
 	leftovers
 	[ -n "$LEFT" ] || return 0
@@ -189,12 +189,11 @@ reap_leftovers()
 	kill -KILL $LEFT 2>/dev/null
 	for ((i = 0; i < 50; i++)); do
 		leftovers
-		left=$LEFT
-		[ -n "$left" ] || return 0
+		[ -n "$LEFT" ] || return 0
 		sleep 0.1
 	done
-	left=${left% }
-	echo "TOOSMALL:STUCK $1 pids=${left// /,}"
+	LEFT=${LEFT% }
+	echo "TOOSMALL:STUCK $1 pids=${LEFT// /,}"
 	echo w >/proc/sysrq-trigger
 	return 1
 }
