@@ -1080,15 +1080,14 @@ class Lanes(unittest.TestCase):
 		done = ('# # bisect %s: measured need=%d MiB, below=%d MiB '
 			'(release 6.12.118, MemTotal %d kB, %d probes)\n')
 		with tempfile.TemporaryDirectory() as d:
-			path, log = os.path.join(d, 'fio-needs.tsv'), os.path.join(d, 'console.log')
+			path = os.path.join(d, 'fio-needs.tsv')
 			with open(path, 'w') as f:
 				f.write('6.12.118 250000 mmap 30\n6.1.0 250000 mmap 9\n')
-			with open(log, 'w') as f:
-				f.write(done % ('mmap', 20, 19, 250000, 5))
-				f.write('# bisect mmap: limit=12 MiB -> exit=0 oom_kills=0\n')
-				f.write(done % ('direct', 14, 13, 250000, 2))
-				f.write(done % ('mmap', 21, 20, 36000, 2))
-			toosmall.save_fio_needs(path, log)
+			toosmall.save_fio_needs(path, [
+				done % ('mmap', 20, 19, 250000, 5),
+				'# bisect mmap: limit=12 MiB -> exit=0 oom_kills=0\n',
+				done % ('direct', 14, 13, 250000, 2),
+				done % ('mmap', 21, 20, 36000, 2)])
 			# The last measurement for its release and memory counts;
 			# another kernel's stays, for that kernel.
 			self.assertEqual({('6.1.0', '250000', 'mmap'): '9',

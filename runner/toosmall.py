@@ -1453,7 +1453,8 @@ def write_atomic(path, text):
 def cmd_parse(args):
 	try:
 		with open(args.log, errors='replace') as f:
-			run = parse_log(f)
+			lines = f.readlines()
+		run = parse_log(lines)
 	except OSError as e:
 		print('toosmall: error: %s: %s: pass a console.log' % (args.log, e.strerror),
 		      file=sys.stderr)
@@ -1469,7 +1470,7 @@ def cmd_parse(args):
 	if args.durations:
 		save_durations(args.durations, run)
 	if args.fio_needs:
-		save_fio_needs(args.fio_needs, args.log)
+		save_fio_needs(args.fio_needs, lines)
 	sys.stdout.write(ktap(run))
 	sys.stdout.write('\n' + summary(run) + '\n')
 	print(line)
@@ -1507,19 +1508,18 @@ def read_fio_needs(path):
 	return known
 
 
-def save_fio_needs(path, log):
-	"""Each fio job's need, as the bisections in console @log measured it,
+def save_fio_needs(path, lines):
+	"""Each fio job's need, as the bisections in the console's @lines measured it,
 	by kernel release and memory size, the last one counting: run.sh
 	stages the file for the next run ($OOM_FIO_NEEDS), whose bisections
 	probe it first (fio_test.c, need_guess()). A guess the guest proves or
 	drops, never a result: best effort, like save_durations()."""
 	known = read_fio_needs(path)
+	for line in lines:
+		m = FIO_NEED.search(line)
+		if m:
+			known[(m.group(3), m.group(4), m.group(1))] = m.group(2)
 	try:
-		with open(log, errors='replace') as f:
-			for line in f:
-				m = FIO_NEED.search(line)
-				if m:
-					known[(m.group(3), m.group(4), m.group(1))] = m.group(2)
 		write_atomic(path, ''.join('%s %s %s %s\n' % (k + (v,))
 					   for k, v in sorted(known.items())))
 	except OSError:
