@@ -1399,6 +1399,11 @@ FIXTURE_SETUP(task)
 			SKIP(return, "no FUSE device: needs CONFIG_FUSE_FS");
 		close(fd);
 	}
+	/* A NULL program: EFAULT where filters exist; nothing installed. */
+	if (op->action == seccomp_action &&
+	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, NULL) &&
+	    errno != EFAULT)
+		SKIP(return, "no seccomp filters: needs CONFIG_SECCOMP_FILTER");
 	if (op->action == cgroup_action)
 		cgroup_base(_metadata, &self->ctx);
 	if (op->prepare == key_prepare &&
