@@ -113,7 +113,7 @@ readonly DEBUG_MIN_MB=96
 readonly DEFAULT_RUN_TIMEOUT=3600
 readonly DEFAULT_RERUNS=2
 readonly OOM_DIR="$TOPDIR/tools/testing/selftests/mm/oom"
-readonly FRAGMENTS=(base fault-injection memcg xfs ext4 btrfs detectors)
+readonly FRAGMENTS=(base fault-injection memcg xfs ext4 btrfs coverage detectors)
 # Debian package for each program we run; deps_check installs or names them.
 DEPS="make:make gcc:gcc flex:flex bison:bison bc:bc
 	setarch:util-linux unshare:util-linux setpriv:util-linux flock:util-linux
