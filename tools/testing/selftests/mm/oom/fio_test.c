@@ -965,49 +965,19 @@ FIXTURE_VARIANT(xfs)
 	bool once;
 };
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(xfs, randwrite_verify) {
-	/* clang-format on */
-	.job = "randwrite_verify",
-	.verifiable = true,
-	.once = true,
-};
+/* A job of fio/, named by its file (less .fio). */
+#define FIO_JOB(name, ...)                \
+	FIXTURE_VARIANT_ADD(xfs, name)    \
+	{                                 \
+		.job = #name, __VA_ARGS__ \
+	}
 
-/* clang-format off */
-FIXTURE_VARIANT_ADD(xfs, smallfiles) {
-	/* clang-format on */
-	.job = "smallfiles",
-	.verifiable = true,
-};
-
-/* clang-format off */
-FIXTURE_VARIANT_ADD(xfs, mixed_fsync) {
-	/* clang-format on */
-	.job = "mixed_fsync",
-	.verifiable = true,
-};
-
-/* clang-format off */
-FIXTURE_VARIANT_ADD(xfs, mmap) {
-	/* clang-format on */
-	.job = "mmap",
-	.verifiable = true,
-};
-
-/* clang-format off */
-FIXTURE_VARIANT_ADD(xfs, direct) {
-	/* clang-format on */
-	.job = "direct",
-	.verifiable = true,
-	.once = true,
-};
-
-/* clang-format off */
-FIXTURE_VARIANT_ADD(xfs, metadata) {
-	/* clang-format on */
-	.job = "metadata",
-	.verifiable = false,
-};
+FIO_JOB(randwrite_verify, .verifiable = true, .once = true);
+FIO_JOB(smallfiles, .verifiable = true);
+FIO_JOB(mixed_fsync, .verifiable = true);
+FIO_JOB(mmap, .verifiable = true);
+FIO_JOB(direct, .verifiable = true, .once = true);
+FIO_JOB(metadata, .verifiable = false);
 
 /* The jobs directory: $OOM_FIO_JOBS, else fio/ beside this binary. */
 static int jobs_dir(char *buf, size_t size)
