@@ -1812,19 +1812,8 @@ static void fio_case(struct __test_metadata *_metadata,
 		ASSERT_LT(0, agf);
 		ASSERT_EQ(0, flip_data_byte(self->dev, agf + 8 - 100));
 	}
-	{
-		char *const argv[] = { "xfs_repair", "-n", (char *)self->dev,
-				       NULL };
-
-		ret = fx_run(argv, "/tmp/fio_test.repair", 60);
-		if (ret) {
-			printf("# xfs_repair -n %s exited %d:\n", self->dev,
-			       ret);
-			fx_print_findings("/tmp/fio_test.repair", 20);
-		}
-		unlink("/tmp/fio_test.repair");
-		EXPECT_EQ(0, ret) TH_LOG("xfs_repair -n found damage");
-	}
+	EXPECT_EQ(0, fx_repair_check(self->dev))
+	TH_LOG("xfs_repair -n found damage");
 	EXPECT_EQ(0, fx_kmsg_scan(self->kmsg, xfs_trouble, "kernel"))
 	TH_LOG("XFS shut down or found corruption");
 }
@@ -2143,19 +2132,8 @@ TEST_F_TIMEOUT(replay, check, 90)
 	ASSERT_EQ(0, fx_umount(self->mnt))
 	TH_LOG("umount: %s", strerror(errno));
 	self->mounted = false;
-	{
-		char *const argv[] = { "xfs_repair", "-n", (char *)self->dev,
-				       NULL };
-
-		ret = fx_run(argv, "/tmp/fio_test.repair", 60);
-		if (ret) {
-			printf("# xfs_repair -n %s exited %d:\n", self->dev,
-			       ret);
-			fx_print_findings("/tmp/fio_test.repair", 20);
-		}
-		unlink("/tmp/fio_test.repair");
-		EXPECT_EQ(0, ret) TH_LOG("xfs_repair -n found damage");
-	}
+	EXPECT_EQ(0, fx_repair_check(self->dev))
+	TH_LOG("xfs_repair -n found damage");
 	EXPECT_EQ(0, fx_kmsg_scan(self->kmsg, xfs_trouble, "kernel"));
 	/* Checked once: a later run must not check a new disk against it. */
 	snprintf(done_path, sizeof(done_path), "%s.done", self->state);

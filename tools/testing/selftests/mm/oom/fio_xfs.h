@@ -149,6 +149,23 @@ static void fx_print_findings(const char *path, int max)
 	fflush(stdout);
 }
 
+/*
+ * xfs_repair -n on the unmounted @dev: its exit status (0: nothing wrong),
+ * its findings printed when there are some.
+ */
+static int fx_repair_check(const char *dev)
+{
+	char *const argv[] = { "xfs_repair", "-n", (char *)dev, NULL };
+	int ret = fx_run(argv, "/tmp/fio_test.repair", 60);
+
+	if (ret) {
+		printf("# xfs_repair -n %s exited %d:\n", dev, ret);
+		fx_print_findings("/tmp/fio_test.repair", 20);
+	}
+	unlink("/tmp/fio_test.repair");
+	return ret;
+}
+
 /* What fio prints for an errno: strerror() of the same C library. */
 static int fx_errno_of_text(const char *text)
 {
