@@ -6,20 +6,22 @@
  * on its path made to fail in turn (see failnth.h): eventfd(),
  * epoll_create1(), epoll_ctl(EPOLL_CTL_ADD), signalfd(), timerfd_create()
  * with timerfd_settime(), inotify_init1() and inotify_add_watch(), dnotify
- * (fcntl(F_NOTIFY)), a new
- * pty (open() of a devpts instance's ptmx), and the file locks of a new
- * tmpfs file: flock(), an OFD lock, and the unlock of an OFD lock's
- * middle, which splits it in two; a file handle of a tmpfs file
- * (name_to_handle_at()) and an open by one (open_by_handle_at()). The call
- * must succeed or fail with an allowed errno. A success gives an object
- * that works: the counter reads back, the event is reported, the signal or
- * the timer arrives within a bounded wait (dnotify's signal at once), the
- * pty carries a byte, the
- * lock holds off another open file description (and the split leaves its
- * two ends locked), the handle opens the file, the fd is the file. A
- * failure creates no fd (the engine counts them), registers no watch,
- * dnotify or epoll item, leaves no pts, takes no lock, leaves a lock it was to split
- * whole and writes no handle.
+ * (fcntl(F_NOTIFY)), fanotify_init(), fanotify_mark() and the event of an
+ * open() of a marked file (reported by fd, by file handle, or by its
+ * directory's handle and its name), a new pty (open() of a devpts
+ * instance's ptmx), and the file locks of a new tmpfs file: flock(), an
+ * OFD lock, and the unlock of an OFD lock's middle, which splits it in
+ * two; a file handle of a tmpfs file (name_to_handle_at()) and an open by
+ * one (open_by_handle_at()). The call must succeed or fail with an allowed
+ * errno. A success gives an object that works: the counter reads back, the
+ * event is reported, the signal or the timer arrives within a bounded wait
+ * (dnotify's signal at once), the fanotify group reports the open (or says
+ * it lost the event), the pty carries a byte, the lock holds off another
+ * open file description (and the split leaves its two ends locked), the
+ * handle opens the file, the fd is the file. A failure creates no fd (the
+ * engine counts them), registers no watch, dnotify, fanotify mark or
+ * event, or epoll item, leaves no pts, takes no lock, leaves a lock it was
+ * to split whole and writes no handle.
  */
 
 #define _GNU_SOURCE
@@ -35,6 +37,7 @@
 #include <sys/epoll.h>
 #include <sys/file.h>
 #include <sys/eventfd.h>
+#include <sys/fanotify.h>
 #include <sys/inotify.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
@@ -100,6 +103,9 @@ struct fd_ctx {
 	/* The signal mask before signalfd's variant blocked SIGUSR1. */
 	sigset_t old_mask;
 	bool masked;
+	/* fanotify: the group's FAN_REPORT_* flags; a mark on the directory. */
+	unsigned int fan_flags;
+	bool fan_on_dir;
 };
 
 /* Whether reading 8 bytes from @fd gives @expect, or EAGAIN if 0. */
@@ -849,32 +855,6 @@ static int pty_action(void *arg)
 	return failnth_fd_ret(open(PTS_DIR "/ptmx", flags));
 }
 
-/* The names in the devpts instance but ptmx, in @buf: how many. */
-static int pts_entries(char *buf, size_t size)
-{
-	DIR *d = opendir(PTS_DIR);
-	struct dirent *de;
-	size_t len = 0;
-	int nr = 0, n;
-
-	buf[0] = '\0';
-	if (!d)
-		return -errno;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.' || !strcmp(de->d_name, "ptmx"))
-			continue;
-		/* The names are for a message: those that fit are enough. */
-		n = snprintf(buf + len, size - len, " %.16s", de->d_name);
-		if (n > 0 && len + n < size)
-			len += n;
-		else
-			buf[len] = '\0';
-		nr++;
-	}
-	closedir(d);
-	return nr;
-}
-
 /*
  * A success is a master whose slave, once unlocked, opens, and carries a
  * byte to it. A failure leaves no pts entry behind.
@@ -886,7 +866,7 @@ static bool pty_check(void *arg, int ret, char *why, size_t size)
 	int unlock = 0, idx = -1, slave, nr;
 
 	if (ret < 0) {
-		nr = pts_entries(names, sizeof(names));
+		nr = dir_names(PTS_DIR, "ptmx", names, sizeof(names));
 		if (!nr)
 			return true;
 		snprintf(why, size, "open of ptmx failed, yet %s has%s",
@@ -912,6 +892,307 @@ static bool pty_check(void *arg, int ret, char *why, size_t size)
 	}
 	close(slave);
 	return true;
+}
+
+/*
+ * The fanotify variants: a file of the tmpfs, marked for FAN_OPEN (or its
+ * directory, for its children), whose open() is told as one event.
+ */
+#define FAN_NAME "fanned"
+#define FAN_EVENT_BUF 512
+
+/*
+ * fanotify_mark(): fs/notify/fanotify/fanotify_user.c reports a failed
+ * allocation of the mark (fanotify_add_new_mark(), line 1245), of its
+ * connector and of the superblock's fsnotify info (fs/notify/mark.c:675,
+ * 695) as ENOMEM (linux 6.12). fanotify_init() likewise: the group
+ * (fs/notify/group.c), its merge hash and overflow event (fanotify_user.c
+ * lines 1498, 1504), its file and fd.
+ */
+static const int fan_errnos[] = { ENOMEM, 0 };
+
+/* A fanotify group of @flags, as the variants make it: an fd or -errno. */
+static int fan_init(unsigned int flags)
+{
+	return failnth_fd_ret(fanotify_init(flags | FAN_CLASS_NOTIF |
+						    FAN_CLOEXEC | FAN_NONBLOCK,
+					    O_RDONLY | O_CLOEXEC));
+}
+
+/*
+ * Marks FAN_NAME for FAN_OPEN in group @fan, or with @on_dir its directory,
+ * for the opens of its children: 0 or -errno.
+ */
+static int fan_mark(struct fd_ctx *c, int fan, bool on_dir)
+{
+	return fanotify_mark(fan, FAN_MARK_ADD,
+			     FAN_OPEN | (on_dir ? FAN_EVENT_ON_CHILD : 0),
+			     c->dirfd, on_dir ? "." : FAN_NAME) ?
+		       -errno :
+		       0;
+}
+
+/* Whether @fd, or the handle @fh of TMPFS_DIR, is the inode of @name. */
+static bool fan_same_inode(struct fd_ctx *c, int fd, struct file_handle *fh,
+			   const char *name, char *why, size_t size)
+{
+	struct stat want, got;
+	int err = 0;
+
+	if (fh) {
+		fd = open_by_handle_at(c->dirfd, fh, O_PATH | O_CLOEXEC);
+		if (fd < 0)
+			err = errno;
+	}
+	if (!err && (fstatat(c->dirfd, name, &want, 0) || fstat(fd, &got)))
+		err = errno;
+	if (fh && fd >= 0)
+		close(fd);
+	if (err) {
+		snprintf(why, size, "the event's %s: %s", fh ? "handle" : "fd",
+			 strerror(err));
+		return false;
+	}
+	if (want.st_ino == got.st_ino && want.st_dev == got.st_dev)
+		return true;
+	snprintf(why, size, "the event names inode %lu, not %s (%lu)",
+		 (unsigned long)got.st_ino, name, (unsigned long)want.st_ino);
+	return false;
+}
+
+/*
+ * Whether the one info record of a fid group's event names FAN_NAME: its
+ * handle (FAN_REPORT_FID), or its directory's handle and its name
+ * (FAN_REPORT_DFID_NAME).
+ */
+static bool fan_fid_names_file(struct fd_ctx *c,
+			       const struct fanotify_event_metadata *ev,
+			       char *why, size_t size)
+{
+	const struct fanotify_event_info_fid *fid = (const void *)(ev + 1);
+	struct file_handle *fh = (struct file_handle *)fid->handle;
+	size_t left = ev->event_len - ev->metadata_len;
+	const char *name;
+
+	if (left < sizeof(*fid) + sizeof(*fh) || fid->hdr.len != left ||
+	    left < sizeof(*fid) + sizeof(*fh) + fh->handle_bytes) {
+		snprintf(why, size, "an fid event of %u bytes, record of %u",
+			 ev->event_len, fid->hdr.len);
+		return false;
+	}
+	if (fid->hdr.info_type == FAN_EVENT_INFO_TYPE_FID)
+		return fan_same_inode(c, -1, fh, FAN_NAME, why, size);
+	name = (const char *)fh->f_handle + fh->handle_bytes;
+	if (fid->hdr.info_type != FAN_EVENT_INFO_TYPE_DFID_NAME ||
+	    strnlen(name, left - (name - (const char *)fid)) ==
+		    left - (name - (const char *)fid) ||
+	    strcmp(name, FAN_NAME)) {
+		snprintf(why, size, "an fid record of type %u, not of %s",
+			 fid->hdr.info_type, FAN_NAME);
+		return false;
+	}
+	return fan_same_inode(c, -1, fh, ".", why, size);
+}
+
+/*
+ * Reads group @fan's events: 1 for one FAN_OPEN of FAN_NAME, 2 for one
+ * FAN_Q_OVERFLOW, 0 for none, or -1 for anything else (said in @why).
+ */
+static int fan_events(struct fd_ctx *c, int fan, char *why, size_t size)
+{
+	static char buf[FAN_EVENT_BUF];
+	const struct fanotify_event_metadata *ev = (const void *)buf;
+	ssize_t len = read(fan, buf, sizeof(buf));
+	bool ok;
+
+	if (len < 0 && errno == EAGAIN)
+		return 0;
+	if (len < (ssize_t)sizeof(*ev) || ev->event_len != len ||
+	    ev->vers != FANOTIFY_METADATA_VERSION) {
+		snprintf(why, size,
+			 "fanotify read gave %zd bytes (%s), not one event",
+			 len, len < 0 ? strerror(errno) : "read");
+		return -1;
+	}
+	if (ev->mask == FAN_Q_OVERFLOW && ev->fd == FAN_NOFD)
+		return 2;
+	if (ev->mask != FAN_OPEN || ev->pid != getpid()) {
+		snprintf(why, size, "an event of mask 0x%llx from pid %d",
+			 (unsigned long long)ev->mask, ev->pid);
+		if (ev->fd >= 0)
+			close(ev->fd);
+		return -1;
+	}
+	if (ev->fd == FAN_NOFD)
+		return fan_fid_names_file(c, ev, why, size) ? 1 : -1;
+	ok = fan_same_inode(c, ev->fd, NULL, FAN_NAME, why, size);
+	close(ev->fd);
+	return ok ? 1 : -1;
+}
+
+/*
+ * Whether group @fan has @want events queued (fan_events()), and then no
+ * more.
+ */
+static bool fan_has(struct fd_ctx *c, int fan, int want, const char *when,
+		    char *why, size_t size)
+{
+	int got = fan_events(c, fan, why, size);
+
+	if (got < 0)
+		return false;
+	if (got == want && (!got || !fan_events(c, fan, why, size)))
+		return true;
+	snprintf(why, size, "%s: fanotify %s, expected %s", when,
+		 got == 2 ? "overflowed" :
+		 got == 1 ? "reports an open (or more)" :
+			    "reports nothing",
+		 want ? "one open" : "nothing");
+	return false;
+}
+
+/* Opens FAN_NAME and closes it, unarmed: 0 or -errno. */
+static int fan_open_file(struct fd_ctx *c)
+{
+	int fd = openat(c->dirfd, FAN_NAME, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+/* The file to mark, and no group yet. */
+static void fan_file_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct fd_ctx *c = arg;
+	int fd;
+
+	unlinkat(c->dirfd, FAN_NAME, 0);
+	fd = openat(c->dirfd, FAN_NAME, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+		    0600);
+	ASSERT_LE(0, fd)
+	{
+		TH_LOG("creating %s (unarmed): %s", FAN_NAME, strerror(errno));
+	}
+	close(fd);
+}
+
+/* fanotify_init() of a notification group. */
+static int fan_init_action(void *arg)
+{
+	return fan_init(0);
+}
+
+/* Success: no mark yet, no event; once marked, an open is reported. */
+static bool fan_init_check(void *arg, int ret, char *why, size_t size)
+{
+	struct fd_ctx *c = arg;
+	int err;
+
+	if (ret < 0)
+		return true;
+	if (!fdinfo_has(ret, "fanotify ino:", 0, why, size) ||
+	    !fan_has(c, ret, 0, "new group", why, size))
+		return false;
+	err = fan_mark(c, ret, false);
+	if (!err)
+		err = fan_open_file(c);
+	if (err) {
+		snprintf(why, size, "marking %s and opening it: %s", FAN_NAME,
+			 strerror(-err));
+		return false;
+	}
+	return fan_has(c, ret, 1, "marked file opened", why, size);
+}
+
+/* A group of the variant's flags, unarmed, and the file. */
+static void fan_group_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct fd_ctx *c = arg;
+
+	fan_file_prepare(_metadata, arg);
+	c->fd = fan_init(c->fan_flags);
+	ASSERT_LE(0, c->fd)
+	{
+		TH_LOG("fanotify_init (unarmed): %s", strerror(errno));
+	}
+}
+
+/* fanotify_mark(FAN_MARK_ADD) of the file for FAN_OPEN. */
+static int fan_mark_action(void *arg)
+{
+	struct fd_ctx *c = arg;
+
+	return fan_mark(c, c->fd, false);
+}
+
+/*
+ * Success: one inode mark listed, and the file's open reported. Failure:
+ * no mark, and the open reported by no event.
+ */
+static bool fan_mark_check(void *arg, int ret, char *why, size_t size)
+{
+	struct fd_ctx *c = arg;
+	int err;
+
+	if (!fdinfo_has(c->fd, "fanotify ino:", ret < 0 ? 0 : 1, why, size))
+		return false;
+	err = fan_open_file(c);
+	if (err) {
+		snprintf(why, size, "opening %s: %s", FAN_NAME, strerror(-err));
+		return false;
+	}
+	return fan_has(c, c->fd, ret < 0 ? 0 : 1, "after the open", why, size);
+}
+
+/* The group, with the file (or its directory) marked, unarmed. */
+static void fan_event_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct fd_ctx *c = arg;
+
+	fan_group_prepare(_metadata, arg);
+	ASSERT_EQ(0, fan_mark(c, c->fd, c->fan_on_dir));
+}
+
+/*
+ * open() of the marked file: besides the open itself, the event that
+ * fsnotify_open() (fs/open.c:1101, linux 6.12) has the group make in the
+ * opener's task (fs/notify/fanotify/fanotify.c: fanotify_alloc_event()).
+ */
+static int fan_event_action(void *arg)
+{
+	struct fd_ctx *c = arg;
+
+	return failnth_fd_ret(openat(c->dirfd, FAN_NAME, O_RDONLY | O_CLOEXEC));
+}
+
+/*
+ * Success: the open is reported, or the event was lost and said so: when
+ * the event cannot be allocated, fanotify_handle_event() queues the group's
+ * overflow event instead (fs/notify/fanotify/fanotify.c:953, linux 6.12),
+ * and the open goes on (fsnotify_open() returns nothing). Failure: no
+ * event, nor an overflow: fsnotify_open() is the open's last step before
+ * the fd is installed (fs/open.c:1101), and nothing after it allocates.
+ */
+static bool fan_event_check(void *arg, int ret, char *why, size_t size)
+{
+	struct fd_ctx *c = arg;
+	int got = fan_events(c, c->fd, why, size);
+
+	if (got < 0)
+		return false;
+	if (ret >= 0 && (got == 1 || got == 2) &&
+	    !fan_events(c, c->fd, why, size))
+		return true;
+	if (ret < 0 && !got)
+		return true;
+	snprintf(why, size, "open %s, yet fanotify %s",
+		 ret < 0 ? "failed" : "succeeded",
+		 got == 2 ? "overflowed" :
+		 got == 1 ? "reports the open (or more)" :
+			    "reports nothing");
+	return false;
 }
 
 static void fd_close_all(struct fd_ctx *c)
@@ -953,6 +1234,9 @@ FIXTURE_VARIANT(fd_object)
 	const struct failnth_scenario *op;
 	/* Whether a success returns a new fd, for cleanup to close. */
 	bool returns_fd;
+	/* fanotify: the group's FAN_REPORT_* flags; a mark on the directory. */
+	unsigned int fan_flags;
+	bool fan_on_dir;
 };
 
 FAILNTH_VARIANT_MORE(fd_object, eventfd, (.returns_fd = true),
@@ -1003,6 +1287,40 @@ FAILNTH_VARIANT_MORE(fd_object, pty, (.returns_fd = true), .action = pty_action,
 		     .check = pty_check, .allowed = pty_errnos,
 		     .cleanup = fd_cleanup);
 
+FAILNTH_VARIANT_MORE(fd_object, fanotify_init, (.returns_fd = true),
+		     .prepare = fan_file_prepare, .action = fan_init_action,
+		     .check = fan_init_check, .allowed = fan_errnos,
+		     .cleanup = fd_cleanup);
+
+FAILNTH_VARIANT(fd_object, fanotify_mark, .prepare = fan_group_prepare,
+		.action = fan_mark_action, .check = fan_mark_check,
+		.allowed = fan_errnos, .cleanup = fd_cleanup);
+
+/*
+ * The open of a marked file, told to a group that reports the file by an
+ * fd (fanotify_alloc_path_event()), by its file handle (FAN_REPORT_FID:
+ * fanotify_alloc_fid_event()), or by its directory's handle and its name
+ * (FAN_REPORT_DFID_NAME, the directory marked for its children:
+ * fanotify_alloc_name_event()).
+ */
+FAILNTH_VARIANT_MORE(fd_object, fanotify_event_path, (.returns_fd = true),
+		     .prepare = fan_event_prepare, .action = fan_event_action,
+		     .check = fan_event_check, .allowed = fan_errnos,
+		     .cleanup = fd_cleanup);
+
+FAILNTH_VARIANT_MORE(fd_object, fanotify_event_fid,
+		     (.returns_fd = true, .fan_flags = FAN_REPORT_FID),
+		     .prepare = fan_event_prepare, .action = fan_event_action,
+		     .check = fan_event_check, .allowed = fan_errnos,
+		     .cleanup = fd_cleanup);
+
+FAILNTH_VARIANT_MORE(fd_object, fanotify_event_name,
+		     (.returns_fd = true, .fan_flags = FAN_REPORT_DFID_NAME,
+		      .fan_on_dir = true),
+		     .prepare = fan_event_prepare, .action = fan_event_action,
+		     .check = fan_event_check, .allowed = fan_errnos,
+		     .cleanup = fd_cleanup);
+
 FAILNTH_VARIANT(fd_object, flock, .prepare = lock_prepare,
 		.action = flock_action, .check = flock_check,
 		.allowed = fd_errnos, .cleanup = fd_cleanup);
@@ -1032,8 +1350,18 @@ FIXTURE_SETUP(fd_object)
 	c->masked = false;
 	c->pts_mounted = false;
 	c->returns_fd = variant->returns_fd;
+	c->fan_flags = variant->fan_flags;
+	c->fan_on_dir = variant->fan_on_dir;
 	if (missing)
 		SKIP(return, "%s", missing);
+	if (variant->op->allowed == fan_errnos) {
+		int fd = fan_init(0);
+
+		if (fd == -ENOSYS)
+			SKIP(return, "no fanotify: needs CONFIG_FANOTIFY");
+		ASSERT_LE(0, fd);
+		close(fd);
+	}
 	err = private_tmpfs(TMPFS_DIR, "size=1m,mode=0700", why, sizeof(why));
 	if (err > 0)
 		SKIP(return, "%s", why);

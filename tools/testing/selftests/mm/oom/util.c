@@ -4,6 +4,7 @@
  */
 
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -264,6 +265,31 @@ bool in_path(const char *prog)
 		path += len + (path[len] == ':');
 	}
 	return false;
+}
+
+int dir_names(const char *dir, const char *skip, char *buf, size_t size)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	size_t len = 0;
+	int nr = 0, n;
+
+	buf[0] = '\0';
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
+		    (skip && !strcmp(de->d_name, skip)))
+			continue;
+		n = snprintf(buf + len, size - len, " %.32s", de->d_name);
+		if (n > 0 && len + n < size)
+			len += n;
+		else
+			buf[len] = '\0';
+		nr++;
+	}
+	closedir(d);
+	return nr;
 }
 
 int rm_tree(const char *root)

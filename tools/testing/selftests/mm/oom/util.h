@@ -87,6 +87,12 @@ int quota_on(const char *dir);
 /* Whether @prog is an executable file in $PATH. */
 bool in_path(const char *prog);
 
+/*
+ * The names in @dir but ".", ".." and @skip (NULL: none), in @buf for a
+ * message (those that fit): how many, or -errno.
+ */
+int dir_names(const char *dir, const char *skip, char *buf, size_t size);
+
 /* Removes @root and all below it: 0 once it is gone (or was), or -errno. */
 int rm_tree(const char *root);
 
