@@ -1,21 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * SysV message queues and semaphores while their small allocations fail,
- * one at a time.
+ * SysV message queues and semaphores, and POSIX message queues, while
+ * their small allocations fail, one at a time.
  *
  * Each variant runs one call with every failslab and fail_page_alloc point
  * on its path made to fail in turn (see failnth.h), in a private IPC
  * namespace: msgget() and semget() of a new object, msgsnd() of a
- * two-segment message, semop() with SEM_UNDO. The call must succeed or
- * fail with an allowed errno. A new object is listed in /proc/sysvipc and
- * works; a sent message is queued once and reads back whole; semaphore
- * values and the undo entry are exactly what the operations say. A failure
- * creates no object, queues nothing and changes no value.
+ * two-segment message, semop() with SEM_UNDO; mq_open() of a new POSIX
+ * queue (in the namespace's own mqueue filesystem), mq_send() and
+ * mq_receive() of a two-segment message. The call must succeed or fail
+ * with an allowed errno. A new object is listed in /proc/sysvipc (a POSIX
+ * queue found by its name) and works; a sent message is queued once and
+ * reads back whole; semaphore values and the undo entry are exactly what
+ * the operations say. A failure creates no object, queues nothing, takes
+ * no message and changes no value.
  */
 
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <mqueue.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
@@ -58,6 +62,20 @@ union semun {
  */
 static const int ipc_errnos[] = { ENOMEM, 0 };
 
+/*
+ * mq_receive(): none; the one allocation on its path, a spare node of the
+ * priority tree, may fail without consequence (ipc/mqueue.c:1239, linux
+ * 6.12). mq_open() and mq_send() fail with ENOMEM alone: mqueue_get_inode()
+ * when the inode cannot be allocated (ipc/mqueue.c:295), load_msg() and
+ * msg_insert() for the message and its node (ipc/msgutil.c,
+ * ipc/mqueue.c:216); mq_open()'s EMFILE (ipc/mqueue.c:384) is
+ * RLIMIT_MSGQUEUE and its ENOSPC (ipc/mqueue.c:590) queues_max, not
+ * allocations.
+ */
+static const int mq_receive_errnos[] = { 0 };
+
+#define REASON_NO_MQUEUE "no POSIX message queues: needs CONFIG_POSIX_MQUEUE"
+
 static struct {
 	long mtype;
 	char mtext[MSG_LEN];
@@ -69,7 +87,10 @@ struct sysv_ctx;
 struct sysv_op {
 	/* The scenario's name in the summary line. */
 	const char *scenario;
-	/* The /proc/sysvipc file that lists the objects of this kind. */
+	/*
+	 * The /proc/sysvipc file that lists the objects of this kind; NULL
+	 * for a POSIX queue, which its name finds.
+	 */
 	const char *proc;
 	/* Before each point, unarmed. Optional. */
 	void (*prepare)(struct __test_metadata *_metadata, struct sysv_ctx *c);
@@ -410,6 +431,200 @@ static bool semop_check(struct sysv_ctx *c, int ret, char *why, size_t size)
 			  "after the undo list was dropped", why, size);
 }
 
+/*
+ * The POSIX message queue of the mq variants, in the IPC namespace's own
+ * mqueue filesystem, its bounds, and the priority of its message.
+ */
+#define MQ_NAME "/failnth-mq"
+#define MQ_MAXMSG 4
+#define MQ_PRIO 5
+
+static int mq_remove(int id)
+{
+	close(id);
+	return mq_unlink(MQ_NAME);
+}
+
+/* Whether the queue of @mqd holds @curmsgs messages, by mq_getattr(). */
+static bool mq_holds(int mqd, long curmsgs, const char *when, char *why,
+		     size_t size)
+{
+	struct mq_attr attr;
+
+	if (mq_getattr(mqd, &attr)) {
+		snprintf(why, size, "%s: mq_getattr: %s", when,
+			 strerror(errno));
+		return false;
+	}
+	if (attr.mq_maxmsg != MQ_MAXMSG || attr.mq_msgsize != MSG_LEN ||
+	    attr.mq_curmsgs != curmsgs) {
+		const char *fmt =
+			"%s: queue of %ld x %ld bytes holds %ld, expected %d x %d holding %ld";
+
+		snprintf(why, size, fmt, when, attr.mq_maxmsg, attr.mq_msgsize,
+			 attr.mq_curmsgs, MQ_MAXMSG, MSG_LEN, curmsgs);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Whether the queue of @mqd holds msg_out's text at MQ_PRIO, once: it reads
+ * back whole, and then the queue is empty. Consumes it.
+ */
+static bool mq_has_msg_out(int mqd, char *why, size_t size)
+{
+	unsigned int prio = 0;
+	ssize_t len;
+
+	memset(&msg_in, 0, sizeof(msg_in));
+	len = mq_receive(mqd, msg_in.mtext, MSG_LEN, &prio);
+	if (len != MSG_LEN || prio != MQ_PRIO ||
+	    memcmp(msg_in.mtext, msg_out.mtext, MSG_LEN)) {
+		const char *fmt =
+			"mq_receive: %zd bytes (%s), priority %u: not the message sent";
+
+		snprintf(why, size, fmt, len,
+			 len < 0 ? strerror(errno) : "read", prio);
+		return false;
+	}
+	return mq_holds(mqd, 0, "after mq_receive", why, size);
+}
+
+/* Creates MQ_NAME, empty: its mqd or -errno. */
+static int mq_create(void)
+{
+	struct mq_attr attr = { .mq_maxmsg = MQ_MAXMSG, .mq_msgsize = MSG_LEN };
+	int mqd = mq_open(MQ_NAME,
+			  O_RDWR | O_CREAT | O_EXCL | O_NONBLOCK | O_CLOEXEC,
+			  0600, &attr);
+
+	return mqd < 0 ? -errno : mqd;
+}
+
+/*
+ * mq_open(O_CREAT) of a new queue: its name, dentry and inode in the
+ * namespace's mqueue filesystem (mqueue_get_inode()), its file and fd.
+ */
+static int mq_open_action(struct sysv_ctx *c)
+{
+	int mqd = mq_create();
+
+	return mqd < 0 ? mqd : (c->id = mqd);
+}
+
+/*
+ * Success: an empty queue of the bounds asked for, found by its name, that
+ * carries a message. Failure: the name finds no queue.
+ */
+static bool mq_open_check(struct sysv_ctx *c, int ret, char *why, size_t size)
+{
+	int mqd = mq_open(MQ_NAME, O_RDONLY | O_CLOEXEC), err = errno;
+
+	if (mqd >= 0)
+		close(mqd);
+	if (ret < 0) {
+		if (mqd < 0 && err == ENOENT)
+			return true;
+		snprintf(why, size, "mq_open failed, yet %s opens (%s)",
+			 MQ_NAME, mqd < 0 ? strerror(err) : "it is there");
+		return false;
+	}
+	if (mqd < 0) {
+		snprintf(why, size, "opening the new %s: %s", MQ_NAME,
+			 strerror(err));
+		return false;
+	}
+	if (!mq_holds(c->id, 0, "new queue", why, size))
+		return false;
+	if (mq_send(c->id, msg_out.mtext, MSG_LEN, MQ_PRIO)) {
+		snprintf(why, size, "mq_send to the new queue: %s",
+			 strerror(errno));
+		return false;
+	}
+	return mq_has_msg_out(c->id, why, size);
+}
+
+/* A new queue, unarmed: its message tree has no spare node yet. */
+static void mq_prepare(struct __test_metadata *_metadata, struct sysv_ctx *c)
+{
+	c->id = mq_create();
+	ASSERT_LE(0, c->id)
+	{
+		TH_LOG("mq_open (unarmed): %s", strerror(-c->id));
+	}
+}
+
+/*
+ * mq_send() of msg_out's text: the message and its segment (load_msg()),
+ * and the node of the priority tree: a spare one
+ * (ipc/mqueue.c:do_mq_timedsend()), or else one allocated in msg_insert().
+ */
+static int mq_send_action(struct sysv_ctx *c)
+{
+	return mq_send(c->id, msg_out.mtext, MSG_LEN, MQ_PRIO) ? -errno : 0;
+}
+
+/* Success: queued once, whole. Failure: the queue stays empty. */
+static bool mq_send_check(struct sysv_ctx *c, int ret, char *why, size_t size)
+{
+	if (ret < 0)
+		return mq_holds(c->id, 0, "after a failed mq_send", why, size);
+	return mq_holds(c->id, 1, "after mq_send", why, size) &&
+	       mq_has_msg_out(c->id, why, size);
+}
+
+/* A new queue holding msg_out's text, sent unarmed. */
+static void mq_receive_prepare(struct __test_metadata *_metadata,
+			       struct sysv_ctx *c)
+{
+	mq_prepare(_metadata, c);
+	ASSERT_EQ(0, mq_send_action(c))
+	{
+		TH_LOG("mq_send (unarmed): %s", strerror(errno));
+	}
+}
+
+/*
+ * mq_receive() of the message: a spare node for the priority tree, which
+ * ipc/mqueue.c:do_mq_timedreceive() allocates for a later send and goes
+ * on without (line 1239, linux 6.12); nothing else is allocated.
+ */
+static int mq_receive_action(struct sysv_ctx *c)
+{
+	unsigned int prio = 0;
+	ssize_t len;
+
+	memset(&msg_in, 0, sizeof(msg_in));
+	len = mq_receive(c->id, msg_in.mtext, MSG_LEN, &prio);
+	if (len < 0)
+		return -errno;
+	msg_in.mtype = prio;
+	return len;
+}
+
+/*
+ * Success: the whole message at its priority, and an empty queue.
+ * Failure: the message still queued, whole.
+ */
+static bool mq_receive_check(struct sysv_ctx *c, int ret, char *why,
+			     size_t size)
+{
+	if (ret < 0)
+		return mq_holds(c->id, 1, "after a failed mq_receive", why,
+				size) &&
+		       mq_has_msg_out(c->id, why, size);
+	if (ret != MSG_LEN || msg_in.mtype != MQ_PRIO ||
+	    memcmp(msg_in.mtext, msg_out.mtext, MSG_LEN)) {
+		const char *fmt =
+			"mq_receive gave %d bytes at priority %ld: not the message sent";
+
+		snprintf(why, size, fmt, ret, msg_in.mtype);
+		return false;
+	}
+	return mq_holds(c->id, 0, "after mq_receive", why, size);
+}
+
 FIXTURE(sysv)
 {
 	struct sysv_ctx ctx;
@@ -490,7 +705,49 @@ FIXTURE_VARIANT_ADD(sysv, semop_undo) {
 	},
 };
 
-/* A private IPC namespace, and what /proc/sysvipc lists in it. */
+/* clang-format off */
+FIXTURE_VARIANT_ADD(sysv, mq_open) {
+	/* clang-format on */
+	.op = {
+		.scenario = "mq_open",
+		.action = mq_open_action,
+		.check = mq_open_check,
+		.remove = mq_remove,
+		.creates = true,
+		.allowed = ipc_errnos,
+	},
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(sysv, mq_send) {
+	/* clang-format on */
+	.op = {
+		.scenario = "mq_send_8000",
+		.prepare = mq_prepare,
+		.action = mq_send_action,
+		.check = mq_send_check,
+		.remove = mq_remove,
+		.allowed = ipc_errnos,
+	},
+};
+
+/* clang-format off */
+FIXTURE_VARIANT_ADD(sysv, mq_receive) {
+	/* clang-format on */
+	.op = {
+		.scenario = "mq_receive_8000",
+		.prepare = mq_receive_prepare,
+		.action = mq_receive_action,
+		.check = mq_receive_check,
+		.remove = mq_remove,
+		.allowed = mq_receive_errnos,
+	},
+};
+
+/*
+ * A private IPC namespace, and what /proc/sysvipc lists in it; the POSIX
+ * queues are those of its own mqueue filesystem.
+ */
 FIXTURE_SETUP(sysv)
 {
 	const char *missing = failnth_missing();
@@ -507,13 +764,20 @@ FIXTURE_SETUP(sysv)
 
 		SKIP(return, fmt, strerror(errno));
 	}
-	if (access(c->op->proc, R_OK)) {
+	if (!c->op->proc) {
+		int mqd = mq_open(MQ_NAME, O_RDONLY | O_CLOEXEC);
+
+		if (mqd < 0 && errno == ENOSYS)
+			SKIP(return, REASON_NO_MQUEUE);
+		ASSERT_TRUE(mqd < 0 && errno == ENOENT);
+	} else if (access(c->op->proc, R_OK)) {
 		const char *fmt =
 			"%s missing: needs CONFIG_SYSVIPC and CONFIG_PROC_FS";
 
 		SKIP(return, fmt, c->op->proc);
 	}
-	c->nr_before = read_ids(c->op->proc, c->before, MAX_IDS);
+	c->nr_before = c->op->proc ? read_ids(c->op->proc, c->before, MAX_IDS) :
+				     0;
 	ASSERT_LE(0, c->nr_before)
 	{
 		TH_LOG("reading %s: %s", c->op->proc, strerror(-c->nr_before));
@@ -565,10 +829,12 @@ static bool sysv_check(void *arg, int ret, char *why, size_t size)
 		snprintf(why, size, "returned %d, not id %d", ret, c->id);
 		return false;
 	}
-	return listed_as_before(c, c->id,
-				ret < 0 ? "after a failure" : "after success",
-				why, size) &&
-	       c->op->check(c, ret, why, size);
+	if (c->op->proc &&
+	    !listed_as_before(c, c->id,
+			      ret < 0 ? "after a failure" : "after success",
+			      why, size))
+		return false;
+	return c->op->check(c, ret, why, size);
 }
 
 static void sysv_cleanup(struct __test_metadata *_metadata, void *arg, int ret)
@@ -576,6 +842,12 @@ static void sysv_cleanup(struct __test_metadata *_metadata, void *arg, int ret)
 	struct sysv_ctx *c = arg;
 	int err;
 
+	/*
+	 * A POSIX queue a failed mq_open() left (its check said so), lest
+	 * the next point's O_EXCL fail for it.
+	 */
+	if (c->id < 0 && !c->op->proc)
+		mq_unlink(MQ_NAME);
 	if (c->id < 0)
 		return;
 	err = c->op->remove(c->id) ? errno : 0;
@@ -586,10 +858,25 @@ static void sysv_cleanup(struct __test_metadata *_metadata, void *arg, int ret)
 	c->id = -1;
 }
 
-/* After cleanup, /proc/sysvipc lists what it did before the sweep. */
+/*
+ * After cleanup, /proc/sysvipc lists what it did before the sweep; no
+ * POSIX queue is left.
+ */
 static bool sysv_settled(void *arg, char *why, size_t size)
 {
-	return listed_as_before(arg, -1, "after cleanup", why, size);
+	struct sysv_ctx *c = arg;
+	int mqd;
+
+	if (c->op->proc)
+		return listed_as_before(c, -1, "after cleanup", why, size);
+	mqd = mq_open(MQ_NAME, O_RDONLY | O_CLOEXEC);
+	if (mqd < 0 && errno == ENOENT)
+		return true;
+	if (mqd >= 0)
+		close(mqd);
+	snprintf(why, size, "after cleanup, %s opens (%s)", MQ_NAME,
+		 mqd < 0 ? strerror(errno) : "it is there");
+	return false;
 }
 
 /*

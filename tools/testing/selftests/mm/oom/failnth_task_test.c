@@ -5,14 +5,19 @@
  * Each variant creates a process (fork, vfork, clone3 with a pidfd), runs a
  * new image (execve), makes a namespace (unshare), installs a seccomp
  * filter, opens a pidfd, makes a POSIX timer, mounts a tmpfs (with
- * mount(), and with fsopen() and fsmount()), a devpts instance or a FUSE
- * filesystem, or makes a cgroup, with every failslab and fail_page_alloc
- * point on its path made to fail in turn (see failnth.h). The call must
- * succeed or fail with an allowed errno. A success leaves the effect
- * whole: the child ran and exited 0 and was reaped, the pidfd works, the
- * timer runs, the new namespace, filter, mount or cgroup is there and
- * usable; a failure leaves no child, no timer (nor its signal), no
- * namespace, no filter, no mount, no cgroup behind.
+ * mount(), and with fsopen() and fsmount()), a devpts instance, the
+ * mqueue filesystem, a FUSE filesystem or an overlay (and, through an
+ * overlay, copies a file up, sets an xattr, renames a directory, looks up
+ * a copied-up file or a renamed directory, reads a merged or an impure
+ * directory, opens a file by its handle), or makes a cgroup, with every
+ * failslab and fail_page_alloc point on its path made to fail in turn (see
+ * failnth.h).
+ * The call must succeed or fail with an allowed errno. A success leaves
+ * the effect whole: the child ran and exited 0 and was reaped, the pidfd
+ * works, the timer runs, the new namespace, filter, mount or cgroup is
+ * there and usable, the copied-up file holds the lower one's bytes; a
+ * failure leaves no child, no timer (nor its signal), no namespace, no
+ * filter, no mount, no copy-up (or a whole one), no cgroup behind.
  *
  * execve(), unshare() and seccomp() change the caller for good, so they
  * run in a child that arms its own fail-nth (failnth_child.h); execve() is
@@ -28,6 +33,7 @@
 #include <linux/magic.h>
 #include <linux/sched.h>
 #include <linux/seccomp.h>
+#include <mqueue.h>
 #include <net/if.h>
 #include <sched.h>
 #include <stddef.h>
@@ -37,9 +43,11 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/utsname.h>
+#include <sys/xattr.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
@@ -61,6 +69,14 @@
 #define MNT_DIR MNT_BASE "/failnth-mnt"
 /* The FUSE device node the fuse scenario makes on that tmpfs (10:229). */
 #define FUSE_DEV MNT_BASE "/fuse"
+
+/*
+ * The mqueue filesystem's magic (ipc/mqueue.c:51, linux 6.12: not in the
+ * uapi headers), and the queue its mount must show, made beforehand in
+ * this IPC namespace.
+ */
+#define MQUEUE_MAGIC 0x19800202
+#define MQ_PROBE "failnth-probe"
 
 /*
  * The new image of the execve scenario: this program, which exits before
@@ -183,13 +199,62 @@ static const int timer_errnos[] = { EAGAIN, 0 };
 static const int mount_errnos[] = { ENOMEM, ENOSPC, 0 };
 
 /*
- * mount of a devpts instance or of a FUSE filesystem: fs/devpts/inode.c
- * and fs/fuse/inode.c report every failed allocation of the superblock,
- * the connection, the device and the root inode as ENOMEM (linux 6.12).
+ * mount of a devpts instance, of a FUSE filesystem or of the IPC
+ * namespace's mqueue filesystem: fs/devpts/inode.c, fs/fuse/inode.c and
+ * ipc/mqueue.c report every failed allocation of the superblock, the
+ * connection, the device, the root inode and the fs_context
+ * (ipc/mqueue.c:454) as ENOMEM (linux 6.12).
  */
 static const int pseudo_mount_errnos[] = { ENOMEM, 0 };
 
+/*
+ * mount of an overlay over tmpfs layers: fs/overlayfs reports a failed
+ * allocation of its context, layers, entries and inodes as ENOMEM, and the
+ * probe of RENAME_WHITEOUT in the work directory (super.c:692,
+ * ovl_check_rename_whiteout(), linux 6.12) fails the mount with the errno
+ * of the temporary file or whiteout the upper tmpfs could not make: ENOSPC
+ * when its inode cannot be allocated (mm/shmem.c:2903).
+ */
+static const int ovl_mount_errnos[] = { ENOMEM, ENOSPC, 0 };
+
+/*
+ * open() for writing through an overlay: its copy-up makes the upper file
+ * as a tmpfile of the upper tmpfs (fs/overlayfs/copy_up.c:
+ * ovl_copy_up_tmpfile()), ENOSPC when its inode cannot be allocated
+ * (mm/shmem.c:2903); any other failed allocation is ENOMEM.
+ */
+static const int ovl_copy_up_errnos[] = { ENOMEM, ENOSPC, 0 };
+
+/*
+ * rename() of a lower directory through an overlay with redirect_dir=on:
+ * its copy-up makes a directory and the whiteout makes a device node in
+ * the upper tmpfs, ENOSPC when their inode cannot be allocated
+ * (mm/shmem.c:2903); when the redirect xattr cannot be set,
+ * fs/overlayfs/dir.c:ovl_set_redirect() falls back to EXDEV ("Fall back
+ * to userspace copy-up", dir.c:1091-1092, linux 6.12), which tells mv(1)
+ * to copy; any other failed allocation is ENOMEM.
+ */
+static const int ovl_rename_errnos[] = { ENOMEM, ENOSPC, EXDEV, 0 };
+
+/*
+ * open_by_handle_at() of an overlay file: fs/overlayfs/export.c and namei.c
+ * report a failed allocation of the decoded dentries, the index name, the
+ * overlay entry and inode as ENOMEM (linux 6.12), as fs/fhandle.c does its
+ * own.
+ */
+static const int ovl_handle_errnos[] = { ENOMEM, 0 };
+
+/*
+ * open() and getdents64() of a merged overlay directory, and the lookup of
+ * a copied-up file or of a renamed directory: fs/overlayfs/readdir.c,
+ * namei.c and util.c report a failed allocation of the directory's file,
+ * its cache and entries, of the origin file handle, the redirect, the
+ * lower path and the overlay inode as ENOMEM (linux 6.12).
+ */
+static const int ovl_readdir_errnos[] = { ENOMEM, 0 };
+
 #define REASON_NO_TMPFS_QUOTA "no tmpfs quotas: needs CONFIG_TMPFS_QUOTA"
+#define REASON_NO_MQUEUE "no POSIX message queues: needs CONFIG_POSIX_MQUEUE"
 
 /*
  * add_key() and joining a new session keyring: security/keys/key.c and
@@ -234,6 +299,16 @@ struct task_state {
 	const char *mnt_data;
 	bool mnt_quota;
 	int fuse_fd;
+	/* overlay_copy_up: the fd its open() gave; readdir's entries. */
+	int ovl_fd;
+	char ovl_dents[4096];
+	/* overlay_lookup_origin: what stat() gave. */
+	struct stat ovl_stat;
+	/* overlay_readdir_impure: read OVL_SUB, not the root. */
+	bool ovl_impure;
+	/* overlay_open_by_handle: the overlay's root, and the handle. */
+	int ovl_root;
+	struct file_handle *ovl_fh;
 	/*
 	 * cgroup: whether the parent gives its children the memory
 	 * controller, and the cgroup.procs of this process's own cgroup.
@@ -569,6 +644,16 @@ static int devpts_action(void *arg)
 		       0;
 }
 
+/*
+ * The mqueue filesystem of this IPC namespace: its fs_context, the mount
+ * of the superblock the namespace made when it was created
+ * (mq_init_ns()).
+ */
+static int mqueue_mount_action(void *arg)
+{
+	return mount("failnth", MNT_DIR, "mqueue", 0, NULL) ? -errno : 0;
+}
+
 /* A fresh FUSE device fd for the point's mount, unarmed. */
 static void fuse_prepare(struct __test_metadata *_metadata, void *arg)
 {
@@ -678,6 +763,743 @@ static int fsmount_action(void *arg)
 		close(mfd);
 	close(fsfd);
 	return ret;
+}
+
+/*
+ * The overlay scenarios: a lower, an upper and a work directory on the
+ * base tmpfs, and a file of the lower layer (two pages and a bit, so that
+ * its copy-up copies more than one page) with a user xattr.
+ */
+#define OVL_LOWER MNT_BASE "/lower"
+#define OVL_UPPER MNT_BASE "/upper"
+#define OVL_WORK MNT_BASE "/work"
+#define OVL_FILE "file"
+#define OVL_FILE_LEN 9000
+/* A user xattr of the lower file, which its copy-up copies. */
+#define OVL_XATTR "user.failnth"
+#define OVL_XATTR_VALUE "lower"
+/*
+ * An xattr in overlayfs's own namespace, set through the overlay, and the
+ * escaped name it has in the upper layer (fs/overlayfs/xattrs.c:
+ * ovl_xattr_escape_name()).
+ */
+#define OVL_TRUSTED "trusted.overlay.failnth"
+#define OVL_TRUSTED_ESCAPED "trusted.overlay.overlay.failnth"
+/* A lower directory, with a file, that the rename scenario renames. */
+#define OVL_DIR "dir"
+#define OVL_MOVED "moved"
+#define OVL_INNER "inner"
+/* A new directory, into which the impure scenario moves the lower file. */
+#define OVL_SUB "sub"
+#define OVL_OPTS \
+	"lowerdir=" OVL_LOWER ",upperdir=" OVL_UPPER ",workdir=" OVL_WORK
+
+/* The options of an overlay that can decode its file handles. */
+#define OVL_OPTS_EXPORT OVL_OPTS ",index=on,nfs_export=on"
+
+/* The lower file's bytes. */
+static char ovl_data[OVL_FILE_LEN];
+
+/*
+ * Whether @path holds ovl_data, and nothing else, and the lower file's
+ * xattr: 0, -EIO if it holds other bytes or another value, or -errno.
+ */
+static int ovl_holds_data(const char *path)
+{
+	static char buf[OVL_FILE_LEN + 1];
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
+	ssize_t len;
+
+	if (fd < 0)
+		return -errno;
+	len = read(fd, buf, sizeof(buf));
+	if (len != OVL_FILE_LEN || memcmp(buf, ovl_data, len))
+		err = len < 0 ? -errno : -EIO;
+	len = err ? 0 : fgetxattr(fd, OVL_XATTR, buf, sizeof(buf));
+	if (!err && len < 0)
+		err = errno == ENODATA ? -EIO : -errno;
+	else if (!err && (len != strlen(OVL_XATTR_VALUE) ||
+			  memcmp(buf, OVL_XATTR_VALUE, len)))
+		err = -EIO;
+	close(fd);
+	return err;
+}
+
+/*
+ * Whether the upper and work directories are as a mount leaves them: the
+ * upper one holds @upper entries (unless @upper < 0); the work one holds
+ * nothing but "work", overlayfs's scratch directory, and with index=on
+ * "index", both empty. A mount creates "work" before anything else can
+ * fail (fs/overlayfs/super.c:657, linux 6.12, ovl_make_workdir()), and
+ * leaves it when the mount fails after; the next mount removes it with
+ * whatever it holds (super.c:285-309, "retry"). "index" is kept for good
+ * (super.c:847), and holds an entry only for an indexed copy-up, which no
+ * scenario here makes. A temporary file in "work" would be one a failure
+ * did not clean up.
+ */
+static bool ovl_layers_are(int upper, const char *when, char *why, size_t size)
+{
+	char names[256], path[256];
+	struct dirent *de;
+	DIR *d;
+	int nr;
+
+	nr = upper < 0 ? upper :
+			 dir_names(OVL_UPPER, NULL, names, sizeof(names));
+	if (nr != upper) {
+		snprintf(why, size, "%s: %s has %d entries (%s), expected %d",
+			 when, OVL_UPPER, nr, nr < 0 ? strerror(-nr) : names,
+			 upper);
+		return false;
+	}
+	d = opendir(OVL_WORK);
+	if (!d) {
+		snprintf(why, size, "%s: %s: %s", when, OVL_WORK,
+			 strerror(errno));
+		return false;
+	}
+	nr = 0;
+	while (!nr && (de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		snprintf(path, sizeof(path), "%s/%.32s", OVL_WORK, de->d_name);
+		if (strcmp(de->d_name, "work") && strcmp(de->d_name, "index"))
+			nr = -EEXIST;
+		else
+			nr = dir_names(path, NULL, names, sizeof(names));
+	}
+	closedir(d);
+	if (nr == -EEXIST)
+		snprintf(why, size, "%s: %s is not overlayfs's", when, path);
+	else if (nr)
+		snprintf(why, size, "%s: %s has %d entries (%s)", when, path,
+			 nr, nr < 0 ? strerror(-nr) : names);
+	return !nr;
+}
+
+/*
+ * Before each overlay point: no "work" left by the point before, so that
+ * each mount takes the same path (ovl_workdir_create() cleans up an old
+ * one first), and a new empty upper layer, without the xattrs a mount or
+ * copy-up sets on its root (trusted.overlay.uuid, .impure).
+ */
+static void ovl_reset(struct __test_metadata *_metadata)
+{
+	char why[256] = "";
+
+	ASSERT_EQ(0, rm_tree(OVL_WORK "/work"));
+	ASSERT_EQ(0, rm_tree(OVL_WORK "/index"));
+	ASSERT_EQ(0, rm_tree(OVL_UPPER));
+	ASSERT_EQ(0, mkdir(OVL_UPPER, 0755));
+	ASSERT_TRUE(ovl_layers_are(0, "before the point", why, sizeof(why)))
+	{
+		TH_LOG("%s", why);
+	}
+}
+
+static void ovl_mount_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	ovl_reset(_metadata);
+}
+
+/*
+ * mount of an overlay of the lower directory with the upper and work ones:
+ * the fs_context and its parsed layers (fs/overlayfs/params.c), the
+ * superblock, its layers and their private mounts, the work directory and
+ * the probes of what the upper filesystem supports (a tmpfile, a
+ * RENAME_WHITEOUT, a trusted.overlay xattr), the root's overlay inode and
+ * entry.
+ */
+static int ovl_mount_action(void *arg)
+{
+	return mount("overlay", MNT_DIR, "overlay", 0, OVL_OPTS) ? -errno : 0;
+}
+
+/*
+ * A success: an overlay in mountinfo that shows the lower file whole; a
+ * file written through it lands in the upper layer. A mount that could not
+ * make its work directory is read-only: fs/overlayfs/super.c:
+ * ovl_workdir_create() returns NULL with "mounting read-only"
+ * (super.c:359), and ovl_fill_super() sets SB_RDONLY (super.c:1393). A
+ * failure: no mount, and the layers as ovl_layers_are() allows.
+ */
+static bool ovl_mount_check(void *arg, int ret, char *why, size_t size)
+{
+	char type[64] = "";
+	struct statvfs sv;
+	int m = mounted_type(type, sizeof(type)), err;
+
+	if (m < 0) {
+		snprintf(why, size, "reading mountinfo: %s", strerror(-m));
+		return false;
+	}
+	if (ret < 0) {
+		if (m) {
+			snprintf(why, size, "mount failed, yet %s has %s",
+				 MNT_DIR, type);
+			return false;
+		}
+		return ovl_layers_are(0, "after a failed mount", why, size);
+	}
+	if (!m || strcmp(type, "overlay")) {
+		snprintf(why, size, "mount succeeded, but %s has %s", MNT_DIR,
+			 m ? type : "no mount");
+		return false;
+	}
+	err = ovl_holds_data(MNT_DIR "/" OVL_FILE);
+	if (err) {
+		snprintf(why, size, "the lower file through the overlay: %s",
+			 strerror(-err));
+		return false;
+	}
+	if (statvfs(MNT_DIR, &sv)) {
+		snprintf(why, size, "statvfs of the overlay: %s",
+			 strerror(errno));
+		return false;
+	}
+	if (sv.f_flag & ST_RDONLY)
+		return true;
+	err = dir_usable(MNT_DIR);
+	if (err) {
+		snprintf(why, size, "writing a file through the overlay: %s",
+			 strerror(-err));
+		return false;
+	}
+	return ovl_layers_are(0, "after a file came and went", why, size);
+}
+
+/* What fills the buffers a failed call must not write. */
+#define OVL_FILL 0xa5
+
+/* Whether the @size bytes at @buf are all OVL_FILL: nothing wrote them. */
+static bool ovl_unwritten(const void *buf, size_t size)
+{
+	const unsigned char *p = buf;
+	size_t i;
+
+	for (i = 0; i < size && p[i] == OVL_FILL; i++)
+		;
+	return i == size;
+}
+
+/*
+ * An overlay mounted, unarmed, for a call on it; the buffers its call
+ * fills, filled with OVL_FILL.
+ */
+static void ovl_mounted_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct task_state *st = arg;
+
+	memset(&st->ovl_stat, OVL_FILL, sizeof(st->ovl_stat));
+	memset(st->ovl_dents, OVL_FILL, sizeof(st->ovl_dents));
+	st->ovl_impure = false;
+	ovl_reset(_metadata);
+	ASSERT_EQ(0, ovl_mount_action(arg))
+	{
+		TH_LOG("mounting the overlay (unarmed): %s", strerror(errno));
+	}
+}
+
+/*
+ * open() for writing of the lower file through the overlay: its copy-up
+ * (fs/overlayfs/copy_up.c) into a tmpfile of the work directory, its data,
+ * its xattrs (ovl_copy_xattr()) and origin file handle, then its link into
+ * the upper layer.
+ */
+static int ovl_copy_up_action(void *arg)
+{
+	struct task_state *st = arg;
+	int fd = open(MNT_DIR "/" OVL_FILE, O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	st->ovl_fd = fd;
+	return fd;
+}
+
+/*
+ * After a call that copies the lower file up: the upper layer holds the
+ * file (whole, the lower's bytes) after a success, and after a failure
+ * what the copy-up left (@copied: the file, whole, or nothing).
+ */
+static bool ovl_copy_whole(bool copied, int ret, const char *call, char *why,
+			   size_t size)
+{
+	char when[64];
+	int err;
+
+	snprintf(when, sizeof(when), "after %s%s", ret < 0 ? "a failed " : "",
+		 call);
+	if (!ovl_layers_are(ret < 0 ? copied : 1, when, why, size))
+		return false;
+	err = copied ? ovl_holds_data(OVL_UPPER "/" OVL_FILE) : 0;
+	if (err) {
+		snprintf(why, size, "the copied-up file: %s", strerror(-err));
+		return false;
+	}
+	return true;
+}
+
+/*
+ * A success: the fd is the action's, the upper layer has the file with the
+ * lower's bytes, and a byte written to the fd lands there. A failure: no
+ * fd; the upper layer has no file, or the whole copy: ovl_open() copies up
+ * (fs/overlayfs/file.c:155, linux 6.12) before it opens the upper file
+ * (file.c:166), whose failure does not undo the copy-up, which changes
+ * nothing the overlay shows. The work directory is left empty, the lower
+ * file untouched, either way.
+ */
+static bool ovl_copy_up_check(void *arg, int ret, char *why, size_t size)
+{
+	struct task_state *st = arg;
+	bool copied = !access(OVL_UPPER "/" OVL_FILE, F_OK);
+	char byte[2] = "";
+	int err;
+
+	if (ret < 0 ? st->ovl_fd >= 0 : ret != st->ovl_fd) {
+		snprintf(why, size, "open gave %d, yet the action has fd %d",
+			 ret, st->ovl_fd);
+		return false;
+	}
+	err = ovl_holds_data(OVL_LOWER "/" OVL_FILE);
+	if (err) {
+		snprintf(why, size, "the lower file: %s", strerror(-err));
+		return false;
+	}
+	if (!ovl_copy_whole(copied, ret, "open", why, size))
+		return false;
+	if (ret < 0)
+		return true;
+	if (pwrite(st->ovl_fd, "x", 1, 0) != 1) {
+		snprintf(why, size, "writing a byte to fd %d: %s", st->ovl_fd,
+			 strerror(errno));
+		return false;
+	}
+	if (read_file(OVL_UPPER "/" OVL_FILE, byte, 2) != 1 || byte[0] != 'x') {
+		snprintf(why, size, "a byte written to fd %d: upper has \"%s\"",
+			 st->ovl_fd, byte);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * The file copied up, with the origin xattr that names the lower file,
+ * then an overlay mounted afresh, unarmed: nothing of it is cached.
+ */
+static void ovl_origin_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	int fd;
+
+	ovl_mounted_prepare(_metadata, arg);
+	fd = open(MNT_DIR "/" OVL_FILE, O_WRONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd)
+	{
+		TH_LOG("copying up (unarmed): %s", strerror(errno));
+	}
+	close(fd);
+	ASSERT_EQ(0, umount(MNT_DIR));
+	ASSERT_EQ(0, rm_tree(OVL_WORK "/work"));
+	ASSERT_EQ(0, ovl_mount_action(arg));
+}
+
+/*
+ * stat() of the copied-up file through the fresh overlay: its lookup
+ * (fs/overlayfs/namei.c: ovl_lookup()) reads the upper file's origin
+ * xattr (ovl_get_fh()), finds the lower file it names
+ * (ovl_check_origin_fh()), and makes the overlay inode and entry.
+ */
+static int ovl_origin_action(void *arg)
+{
+	struct task_state *st = arg;
+
+	return stat(MNT_DIR "/" OVL_FILE, &st->ovl_stat) ? -errno : 0;
+}
+
+/*
+ * A stat() through the overlay. A success: the size and inode number of
+ * the lower file @lower, which ovl_getattr() reports for a lower file and
+ * for a copied-up file whose origin it found (fs/overlayfs/inode.c:222,
+ * linux 6.12). A failure: no byte of the stat buffer written (fs/stat.c:
+ * 510-512 copies it out only after a success). Either way the upper layer
+ * holds the @entries entries the preparation left.
+ */
+static bool ovl_stat_is(struct task_state *st, int entries, const char *lower,
+			int ret, char *why, size_t size)
+{
+	struct stat want;
+
+	if (!ovl_layers_are(entries,
+			    ret < 0 ? "after a failed stat" : "after stat", why,
+			    size))
+		return false;
+	if (ret < 0 && !ovl_unwritten(&st->ovl_stat, sizeof(st->ovl_stat))) {
+		snprintf(why, size, "the failed stat wrote its buffer");
+		return false;
+	}
+	if (ret < 0)
+		return true;
+	if (stat(lower, &want)) {
+		snprintf(why, size, "stat of the lower file: %s",
+			 strerror(errno));
+		return false;
+	}
+	if (st->ovl_stat.st_size != want.st_size ||
+	    st->ovl_stat.st_ino != want.st_ino) {
+		const char *fmt =
+			"stat gave %lld bytes, inode %lu; the lower file has %lld, inode %lu";
+
+		snprintf(why, size, fmt, (long long)st->ovl_stat.st_size,
+			 (unsigned long)st->ovl_stat.st_ino,
+			 (long long)want.st_size, (unsigned long)want.st_ino);
+		return false;
+	}
+	return true;
+}
+
+/* The copied-up file, whose origin the upper file's xattr names. */
+static bool ovl_origin_check(void *arg, int ret, char *why, size_t size)
+{
+	return ovl_stat_is(arg, 1, OVL_LOWER "/" OVL_FILE, ret, why, size);
+}
+
+/*
+ * setxattr() of an xattr of overlayfs's own namespace on the lower file,
+ * through the overlay: its name escaped (ovl_xattr_escape_name()), the
+ * file copied up (fs/overlayfs/xattrs.c:56), the xattr set on the upper
+ * file (xattrs.c:69).
+ */
+static int ovl_setxattr_action(void *arg)
+{
+	return setxattr(MNT_DIR "/" OVL_FILE, OVL_TRUSTED, "v", 1, 0) ? -errno :
+									0;
+}
+
+/*
+ * A success: the overlay shows the xattr, the upper file holds the lower
+ * one's bytes and the xattr by its escaped name. A failure: the overlay
+ * shows no xattr; the upper layer has no file, or the whole copy (the
+ * copy-up comes first and a later failure does not undo it, as for
+ * ovl_copy_up_check()). The work directory is left empty either way.
+ */
+static bool ovl_setxattr_check(void *arg, int ret, char *why, size_t size)
+{
+	bool copied = !access(OVL_UPPER "/" OVL_FILE, F_OK);
+	char val[8] = "";
+	ssize_t len;
+
+	len = getxattr(MNT_DIR "/" OVL_FILE, OVL_TRUSTED, val, sizeof(val));
+	if (ret < 0 ? len >= 0 || errno != ENODATA :
+		      len != 1 || val[0] != 'v') {
+		snprintf(why, size,
+			 "setxattr %s, yet the overlay gives %zd (%s)",
+			 ret < 0 ? "failed" : "succeeded", len,
+			 len < 0 ? strerror(errno) : val);
+		return false;
+	}
+	if (!ovl_copy_whole(copied, ret, "setxattr", why, size))
+		return false;
+	if (ret < 0)
+		return true;
+	len = getxattr(OVL_UPPER "/" OVL_FILE, OVL_TRUSTED_ESCAPED, val,
+		       sizeof(val));
+	if (len != 1 || val[0] != 'v') {
+		snprintf(why, size, "the upper file's %s: %zd (%s)",
+			 OVL_TRUSTED_ESCAPED, len,
+			 len < 0 ? strerror(errno) : val);
+		return false;
+	}
+	return true;
+}
+
+/* An overlay with redirect_dir=on mounted, unarmed, for the rename. */
+static void ovl_rename_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	ovl_reset(_metadata);
+	ASSERT_EQ(0, mount("overlay", MNT_DIR, "overlay", 0,
+			   OVL_OPTS ",redirect_dir=on"))
+	{
+		TH_LOG("mounting the overlay (unarmed): %s", strerror(errno));
+	}
+}
+
+/*
+ * rename() of the lower directory within the overlay's root: its copy-up
+ * (a temporary directory in the work directory, its origin, renamed into
+ * the upper layer), its redirect xattr (fs/overlayfs/dir.c:
+ * ovl_set_redirect(), ovl_get_redirect()), the rename in the upper layer
+ * and the whiteout that hides the lower directory's old name.
+ */
+static int ovl_rename_action(void *arg)
+{
+	return rename(MNT_DIR "/" OVL_DIR, MNT_DIR "/" OVL_MOVED) ? -errno : 0;
+}
+
+/*
+ * A success: the directory is seen under its new name with its file, and
+ * the old name is gone. A failure: the other way round. Either way the
+ * work directory is left empty and the lower directory untouched; what
+ * the upper layer holds is what the overlay shows.
+ */
+static bool ovl_rename_check(void *arg, int ret, char *why, size_t size)
+{
+	const char *there = ret < 0 ? OVL_DIR : OVL_MOVED;
+	const char *gone = ret < 0 ? OVL_MOVED : OVL_DIR;
+	char path[256], names[64], buf[16] = "";
+	const char *when;
+	int nr, err;
+
+	snprintf(path, sizeof(path), "%s/%s", MNT_DIR, gone);
+	err = access(path, F_OK) ? errno : 0;
+	if (err != ENOENT) {
+		snprintf(why, size, "rename %s, yet %s: %s",
+			 ret < 0 ? "failed" : "succeeded", path,
+			 err ? strerror(err) : "it is there");
+		return false;
+	}
+	snprintf(path, sizeof(path), "%s/%s", MNT_DIR, there);
+	nr = dir_names(path, NULL, names, sizeof(names));
+	snprintf(path, sizeof(path), "%s/%s/%s", MNT_DIR, there, OVL_INNER);
+	if (nr != 1 || read_file(path, buf, sizeof(buf)) < 0 ||
+	    strcmp(buf, OVL_INNER)) {
+		snprintf(why, size, "rename %s, but %s has %d entries (%s)",
+			 ret < 0 ? "failed" : "succeeded", there, nr,
+			 nr < 0 ? strerror(-nr) : names);
+		return false;
+	}
+	snprintf(path, sizeof(path), "%s/%s/%s", OVL_LOWER, OVL_DIR, OVL_INNER);
+	if (read_file(path, buf, sizeof(buf)) < 0 || strcmp(buf, OVL_INNER)) {
+		snprintf(why, size, "the lower directory's file: %s", buf);
+		return false;
+	}
+	when = ret < 0 ? "after a failed rename" : "after a rename";
+	return ovl_layers_are(-1, when, why, size);
+}
+
+/*
+ * The lower directory renamed (unarmed) through an overlay with
+ * redirect_dir=on, then that overlay mounted afresh: nothing of it cached.
+ */
+static void ovl_redirect_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct task_state *st = arg;
+
+	memset(&st->ovl_stat, OVL_FILL, sizeof(st->ovl_stat));
+	ovl_rename_prepare(_metadata, arg);
+	ASSERT_EQ(0, ovl_rename_action(arg));
+	ASSERT_EQ(0, umount(MNT_DIR));
+	ASSERT_EQ(0, rm_tree(OVL_WORK "/work"));
+	ASSERT_EQ(0, mount("overlay", MNT_DIR, "overlay", 0,
+			   OVL_OPTS ",redirect_dir=on"));
+}
+
+/*
+ * stat() of the file in the renamed directory: the lookup of the
+ * directory's new name reads its redirect xattr (fs/overlayfs/util.c:
+ * ovl_get_redirect_xattr(), namei.c: ovl_lookup()) to find the lower
+ * directory, where the file is.
+ */
+static int ovl_redirect_action(void *arg)
+{
+	struct task_state *st = arg;
+
+	return stat(MNT_DIR "/" OVL_MOVED "/" OVL_INNER, &st->ovl_stat) ?
+		       -errno :
+		       0;
+}
+
+/* The lower file, found through the renamed directory's redirect. */
+static bool ovl_redirect_check(void *arg, int ret, char *why, size_t size)
+{
+	return ovl_stat_is(arg, 2, OVL_LOWER "/" OVL_DIR "/" OVL_INNER, ret,
+			   why, size);
+}
+
+/*
+ * A directory made through the overlay (in the upper layer alone), the
+ * lower file moved into it (copied up, with its origin: the directory is
+ * marked impure, fs/overlayfs/dir.c: ovl_set_impure()), then the overlay
+ * mounted afresh, unarmed.
+ */
+static void ovl_impure_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct task_state *st = arg;
+
+	ovl_mounted_prepare(_metadata, arg);
+	st->ovl_impure = true;
+	ASSERT_EQ(0, mkdir(MNT_DIR "/" OVL_SUB, 0755));
+	ASSERT_EQ(0, rename(MNT_DIR "/" OVL_FILE,
+			    MNT_DIR "/" OVL_SUB "/" OVL_FILE));
+	ASSERT_EQ(0, umount(MNT_DIR));
+	ASSERT_EQ(0, rm_tree(OVL_WORK "/work"));
+	ASSERT_EQ(0, ovl_mount_action(arg));
+}
+
+/*
+ * The lower file's handle, taken through an overlay with index=on and
+ * nfs_export=on, then that overlay mounted afresh (nothing of it cached),
+ * and its root opened, unarmed.
+ */
+static void ovl_handle_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct task_state *st = arg;
+	int mount_id;
+
+	ovl_reset(_metadata);
+	ASSERT_EQ(0, mount("overlay", MNT_DIR, "overlay", 0, OVL_OPTS_EXPORT))
+	{
+		TH_LOG("mounting the overlay (unarmed): %s", strerror(errno));
+	}
+	st->ovl_fh->handle_bytes = MAX_HANDLE_SZ;
+	ASSERT_EQ(0, name_to_handle_at(AT_FDCWD, MNT_DIR "/" OVL_FILE,
+				       st->ovl_fh, &mount_id, 0));
+	ASSERT_EQ(0, umount(MNT_DIR));
+	ASSERT_EQ(0, mount("overlay", MNT_DIR, "overlay", 0, OVL_OPTS_EXPORT));
+	st->ovl_root = open(MNT_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ASSERT_LE(0, st->ovl_root);
+}
+
+/*
+ * open_by_handle_at() of the lower file's handle through the fresh
+ * overlay: the lower file decoded from its handle
+ * (fs/overlayfs/export.c: ovl_lower_fh_to_d(), namei.c:
+ * ovl_check_origin_fh()), its index looked up by the handle's name
+ * (ovl_get_index_name_fh()), its overlay dentry and inode, the file.
+ */
+static int ovl_handle_action(void *arg)
+{
+	struct task_state *st = arg;
+	int fd = open_by_handle_at(st->ovl_root, st->ovl_fh,
+				   O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	st->ovl_fd = fd;
+	return fd;
+}
+
+/*
+ * A success: the fd is the action's, and the overlay's file: the same
+ * inode, the lower file's bytes. A failure: no fd (the engine counts them).
+ * Either way the layers are as the mount left them.
+ */
+static bool ovl_handle_check(void *arg, int ret, char *why, size_t size)
+{
+	static char buf[OVL_FILE_LEN + 1];
+	struct task_state *st = arg;
+	struct stat want, got;
+	ssize_t len;
+
+	if (ret < 0 ? st->ovl_fd >= 0 : ret != st->ovl_fd) {
+		snprintf(why, size, "open gave %d, yet the action has fd %d",
+			 ret, st->ovl_fd);
+		return false;
+	}
+	if (!ovl_layers_are(0,
+			    ret < 0 ? "after a failed open" : "after the open",
+			    why, size))
+		return false;
+	if (ret < 0)
+		return true;
+	if (stat(MNT_DIR "/" OVL_FILE, &want) || fstat(ret, &got)) {
+		snprintf(why, size, "stat of the file and of fd %d: %s", ret,
+			 strerror(errno));
+		return false;
+	}
+	len = pread(ret, buf, sizeof(buf), 0);
+	if (got.st_ino != want.st_ino || got.st_dev != want.st_dev ||
+	    len != OVL_FILE_LEN || memcmp(buf, ovl_data, OVL_FILE_LEN)) {
+		snprintf(why, size,
+			 "fd %d is inode %lu (the file: %lu), reads %zd bytes",
+			 ret, (unsigned long)got.st_ino,
+			 (unsigned long)want.st_ino, len);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * getdents64() of the overlay's root, a merged directory, on a new fd:
+ * its open (ovl_dir_open()), the cache of its merged entries
+ * (fs/overlayfs/readdir.c: ovl_cache_get(), ovl_cache_entry_new()) and the
+ * real directories' fds. The fd is closed whatever happens; a success
+ * returns the bytes read.
+ */
+static int ovl_readdir_action(void *arg)
+{
+	struct task_state *st = arg;
+	const char *dir = st->ovl_impure ? MNT_DIR "/" OVL_SUB : MNT_DIR;
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	long len;
+
+	if (fd < 0)
+		return -errno;
+	len = syscall(SYS_getdents64, fd, st->ovl_dents, sizeof(st->ovl_dents));
+	if (len < 0)
+		len = -errno;
+	close(fd);
+	return len;
+}
+
+/*
+ * A success: the entries read are ".", "..", the lower file and the lower
+ * directory (in OVL_SUB, the moved file alone), each once, of their types.
+ * A failure wrote no entry: getdents64() returns an error only when it
+ * copied none (fs/readdir.c:407-418, linux 6.12), and ovl_iterate() emits
+ * the entries from a cache it must make first; the engine counts the fds.
+ */
+static bool ovl_readdir_check(void *arg, int ret, char *why, size_t size)
+{
+	struct task_state *st = arg;
+	struct dirent64 *de;
+	int off, dot = 0, dotdot = 0, file = 0, dir = 0, other = 0;
+
+	if (ret < 0 && !ovl_unwritten(st->ovl_dents, sizeof(st->ovl_dents))) {
+		snprintf(why, size, "the failed getdents64 wrote entries");
+		return false;
+	}
+	if (ret < 0)
+		return true;
+	for (off = 0; off < ret; off += de->d_reclen) {
+		de = (struct dirent64 *)(st->ovl_dents + off);
+		if (!de->d_reclen)
+			break;
+		if (!strcmp(de->d_name, "."))
+			dot++;
+		else if (!strcmp(de->d_name, ".."))
+			dotdot++;
+		else if (!strcmp(de->d_name, OVL_FILE) && de->d_type == DT_REG)
+			file++;
+		else if (!strcmp(de->d_name, OVL_DIR) && de->d_type == DT_DIR)
+			dir++;
+		else
+			other++;
+	}
+	if (off != ret || dot != 1 || dotdot != 1 || file != 1 ||
+	    dir != !st->ovl_impure || other) {
+		const char *fmt =
+			"getdents gave %d bytes: %d \".\", %d \"..\", %d file, %d dir, %d other";
+
+		snprintf(why, size, fmt, ret, dot, dotdot, file, dir, other);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Closes the fds and unmounts; the upper layer goes with the next reset.
+ */
+static void ovl_mounted_cleanup(struct __test_metadata *_metadata, void *arg,
+				int ret)
+{
+	struct task_state *st = arg;
+
+	close_fd(&st->ovl_fd);
+	close_fd(&st->ovl_root);
+	EXPECT_EQ(0, umount2(MNT_DIR, 0))
+	{
+		TH_LOG("unmounting %s: %s", MNT_DIR, strerror(errno));
+	}
 }
 
 /*
@@ -1163,6 +1985,9 @@ FIXTURE(task)
 {
 	struct task_state ctx;
 	bool mnt_base;
+	/* Room for overlay_open_by_handle's handle. */
+	uint64_t ovl_fh_buf[(sizeof(struct file_handle) + MAX_HANDLE_SZ) / 8 +
+			    1];
 };
 
 FIXTURE_VARIANT(task)
@@ -1258,6 +2083,12 @@ FAILNTH_VARIANT_MORE(task, mount_devpts,
 		     .allowed = pseudo_mount_errnos, .action = devpts_action,
 		     .check = mount_check, .cleanup = mount_cleanup);
 
+FAILNTH_VARIANT_MORE(task, mount_mqueue,
+		     (.mnt_magic = MQUEUE_MAGIC, .mnt_probe = MQ_PROBE),
+		     .allowed = pseudo_mount_errnos,
+		     .action = mqueue_mount_action, .check = mount_check,
+		     .cleanup = mount_cleanup);
+
 FAILNTH_VARIANT(task, mount_fuse, .allowed = pseudo_mount_errnos,
 		.prepare = fuse_prepare, .action = fuse_action,
 		.check = fuse_check, .cleanup = fuse_cleanup);
@@ -1265,6 +2096,48 @@ FAILNTH_VARIANT(task, mount_fuse, .allowed = pseudo_mount_errnos,
 FAILNTH_VARIANT_MORE(task, fsmount_tmpfs, (.mnt_magic = TMPFS_MAGIC),
 		     .allowed = mount_errnos, .action = fsmount_action,
 		     .check = mount_check, .cleanup = mount_cleanup);
+
+FAILNTH_VARIANT(task, mount_overlay, .allowed = ovl_mount_errnos,
+		.prepare = ovl_mount_prepare, .action = ovl_mount_action,
+		.check = ovl_mount_check, .cleanup = mount_cleanup);
+
+FAILNTH_VARIANT(task, overlay_copy_up, .allowed = ovl_copy_up_errnos,
+		.prepare = ovl_mounted_prepare, .action = ovl_copy_up_action,
+		.check = ovl_copy_up_check, .cleanup = ovl_mounted_cleanup);
+
+FAILNTH_VARIANT(task, overlay_setxattr, .allowed = ovl_copy_up_errnos,
+		.prepare = ovl_mounted_prepare, .action = ovl_setxattr_action,
+		.check = ovl_setxattr_check, .cleanup = ovl_mounted_cleanup);
+
+FAILNTH_VARIANT(task, overlay_rename_dir, .allowed = ovl_rename_errnos,
+		.prepare = ovl_rename_prepare, .action = ovl_rename_action,
+		.check = ovl_rename_check, .cleanup = ovl_mounted_cleanup);
+
+FAILNTH_VARIANT(task, overlay_lookup_redirect, .allowed = ovl_readdir_errnos,
+		.prepare = ovl_redirect_prepare, .action = ovl_redirect_action,
+		.check = ovl_redirect_check, .cleanup = ovl_mounted_cleanup);
+
+FAILNTH_VARIANT(task, overlay_lookup_origin, .allowed = ovl_readdir_errnos,
+		.prepare = ovl_origin_prepare, .action = ovl_origin_action,
+		.check = ovl_origin_check, .cleanup = ovl_mounted_cleanup);
+
+/*
+ * getdents64() of an impure upper directory: its entries read from the
+ * real directory into a cache of their own (fs/overlayfs/readdir.c:
+ * ovl_iterate_real(), ovl_cache_get_impure()), and the copied-up file's
+ * inode number taken from its origin.
+ */
+FAILNTH_VARIANT(task, overlay_readdir_impure, .allowed = ovl_readdir_errnos,
+		.prepare = ovl_impure_prepare, .action = ovl_readdir_action,
+		.check = ovl_readdir_check, .cleanup = ovl_mounted_cleanup);
+
+FAILNTH_VARIANT(task, overlay_open_by_handle, .allowed = ovl_handle_errnos,
+		.prepare = ovl_handle_prepare, .action = ovl_handle_action,
+		.check = ovl_handle_check, .cleanup = ovl_mounted_cleanup);
+
+FAILNTH_VARIANT(task, overlay_readdir, .allowed = ovl_readdir_errnos,
+		.prepare = ovl_mounted_prepare, .action = ovl_readdir_action,
+		.check = ovl_readdir_check, .cleanup = ovl_mounted_cleanup);
 
 /*
  * The mount scenario's base: a private mount namespace with a fresh tmpfs
@@ -1331,6 +2204,52 @@ static void cgroup_base(struct __test_metadata *_metadata,
 		 strcmp(ctl + 3, "/") ? ctl + 3 : "");
 }
 
+/*
+ * The overlay scenarios' layers on the base tmpfs: the lower directory
+ * with its file and a directory holding another, an empty upper and work
+ * directory. Skips where the kernel
+ * has no overlayfs.
+ */
+static void ovl_base(struct __test_metadata *_metadata)
+{
+	int fd, i, err;
+
+	for (i = 0; i < OVL_FILE_LEN; i++)
+		ovl_data[i] = 'a' + i % 23 + i / 4096;
+	ASSERT_EQ(0, mkdir(OVL_LOWER, 0755));
+	ASSERT_EQ(0, mkdir(OVL_UPPER, 0755));
+	ASSERT_EQ(0, mkdir(OVL_WORK, 0755));
+	fd = open(OVL_LOWER "/" OVL_FILE, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(OVL_FILE_LEN, write(fd, ovl_data, OVL_FILE_LEN));
+	ASSERT_EQ(0, fsetxattr(fd, OVL_XATTR, OVL_XATTR_VALUE,
+			       strlen(OVL_XATTR_VALUE), 0));
+	ASSERT_EQ(0, close(fd));
+	ASSERT_EQ(0, mkdir(OVL_LOWER "/" OVL_DIR, 0755));
+	fd = open(OVL_LOWER "/" OVL_DIR "/" OVL_INNER,
+		  O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(strlen(OVL_INNER), write(fd, OVL_INNER, strlen(OVL_INNER)));
+	ASSERT_EQ(0, close(fd));
+	err = ovl_mount_action(NULL);
+	if (err == -ENODEV)
+		SKIP(return, "no overlayfs: needs CONFIG_OVERLAY_FS");
+	ASSERT_EQ(0, err);
+	ASSERT_EQ(0, umount(MNT_DIR));
+}
+
+/* Whether @op is one of the overlay scenarios. */
+static bool ovl_scenario(const struct failnth_scenario *op)
+{
+	return op->prepare == ovl_mount_prepare ||
+	       op->prepare == ovl_mounted_prepare ||
+	       op->prepare == ovl_origin_prepare ||
+	       op->prepare == ovl_rename_prepare ||
+	       op->prepare == ovl_redirect_prepare ||
+	       op->prepare == ovl_impure_prepare ||
+	       op->prepare == ovl_handle_prepare;
+}
+
 FIXTURE_SETUP(task)
 {
 	const char *missing = failnth_missing();
@@ -1341,6 +2260,9 @@ FIXTURE_SETUP(task)
 
 	self->ctx.pidfd = -1;
 	self->ctx.fuse_fd = -1;
+	self->ctx.ovl_fd = -1;
+	self->ctx.ovl_root = -1;
+	self->ctx.ovl_fh = (struct file_handle *)self->ovl_fh_buf;
 	self->ctx.status = -1;
 	self->ctx.ns_flag = variant->ns_flag;
 	self->ctx.ns_name = variant->ns_name;
@@ -1376,8 +2298,11 @@ FIXTURE_SETUP(task)
 	self->ctx.mnt_data = variant->mnt_data;
 	self->ctx.mnt_quota = variant->mnt_quota;
 	if (op->action == mount_action || op->action == fsmount_action ||
-	    op->action == devpts_action || op->action == fuse_action)
+	    op->action == devpts_action || op->action == fuse_action ||
+	    op->action == mqueue_mount_action || ovl_scenario(op))
 		mount_base(_metadata, self);
+	if (ovl_scenario(op))
+		ovl_base(_metadata);
 	if (variant->mnt_quota) {
 		int err = mount("failnth", MNT_DIR, "tmpfs", 0,
 				variant->mnt_data) ?
@@ -1388,6 +2313,15 @@ FIXTURE_SETUP(task)
 			SKIP(return, REASON_NO_TMPFS_QUOTA);
 		ASSERT_EQ(0, err);
 		ASSERT_EQ(0, umount(MNT_DIR));
+	}
+	if (op->action == mqueue_mount_action) {
+		mqd_t mqd = mq_open("/" MQ_PROBE, O_RDWR | O_CREAT | O_CLOEXEC,
+				    0600, NULL);
+
+		if (mqd < 0 && errno == ENOSYS)
+			SKIP(return, REASON_NO_MQUEUE);
+		ASSERT_LE(0, mqd);
+		close(mqd);
 	}
 	if (op->action == fuse_action) {
 		int fd;
@@ -1424,6 +2358,8 @@ FIXTURE_TEARDOWN(task)
 	/* What a point that ended in an ASSERT may have left. */
 	if (variant->op->action == cgroup_action)
 		rmdir(CG_DIR);
+	if (variant->op->action == mqueue_mount_action)
+		mq_unlink("/" MQ_PROBE);
 }
 
 /*
