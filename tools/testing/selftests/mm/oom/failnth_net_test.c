@@ -15,17 +15,31 @@
  * IPv6 (whose new address becomes usable only after addrconf's work, out
  * of the caller's task).
  *
+ * Links: an RTM_NEWLINK of each kind (dummy, veth with its peer, bridge,
+ * vlan and macvlan on a dummy, a dummy made up), one request of each
+ * (nl_newlink()); an RTM_SETLINK that brings a dummy or a tap up, makes a
+ * dummy a bridge port, renames it, or lengthens an up tap's queue; an
+ * RTM_NEWLINKPROP of an alternative name; an RTM_NEWMDB of a bridge
+ * port's multicast group; TUNSETIFF of a tun and a tap, and a packet
+ * written to each.
+ *
  * The call must succeed or fail with an allowed errno. A success did all
  * it says: the connection carries a byte, the bytes sent arrive and no
  * more, the filter is attached, the dump lists every link, lo has the new
  * MTU and alias, the address is listed and can be bound to, the route is
  * listed, the tunnel is the one new link, the nexthop is listed, lo is in
- * the group and the socket holds its membership. A failure did nothing:
+ * the group and the socket holds its membership; a new link is listed, of
+ * its kind, on its lower link, with its peer and its procfs directories;
+ * an up link has its qdisc; a port has the bridge as master and the bridge
+ * lists it; a renamed link has its directories under the new name; a
+ * queue has the new length; an alternative name finds the link; the mdb
+ * lists the entry; a tun or tap is attached to its fd; a written packet
+ * is received. A failure did nothing:
  * no connection waits on the listener (after a failed accept(), the one
  * it was to take still does), no byte or datagram arrives, no filter is
  * attached, the socket serves the next dump, lo keeps its MTU and has no
  * alias, no address, route, link, nexthop or group membership is left
- * behind.
+ * behind, and no link or mdb entry is half made or half changed.
  *
  * Only allocations in the calling task count (fail-nth does not reach
  * softirq context), so the receive side of loopback traffic is not swept.
@@ -35,12 +49,19 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <linux/filter.h>
+#include <linux/if_bridge.h>
 #include <linux/nexthop.h>
 #include <linux/netlink.h>
+#include <linux/if_tun.h>
 #include <linux/rtnetlink.h>
+#include <linux/veth.h>
+#include <net/if_arp.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <netinet/ip.h>
+#include <netinet/udp.h>
 #include <poll.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
@@ -128,6 +149,38 @@ static const int send_errnos[] = { ENOMEM, ENOBUFS, EAGAIN, 0 };
 static const int nl_errnos[] = { ENOMEM, ENOBUFS, 0 };
 
 /*
+ * Clean failures of a new link, of a link brought up, made a bridge port,
+ * renamed, given an alternative name or a longer queue, and of TUNSETIFF:
+ * those of netlink (nl_errnos), rtnl_newlink()'s ENOMEM
+ * (net/core/rtnetlink.c:3871) and rtnl_create_link()'s (3510), and
+ * register_netdevice()'s: the name (dev_alloc_name(), ENOMEM,
+ * net/core/dev.c:1192), the kinds' ndo_init (a veth's queues,
+ * drivers/net/veth.c:1453; a macvlan's port, drivers/net/macvlan.c:1256;
+ * a bridge's netpoll, net/bridge/br_device.c:311), and the NETDEV_REGISTER
+ * and NETDEV_CHANGENAME notifiers, IPv4's and IPv6's, whose
+ * neigh_sysctl_register() is ENOBUFS (net/core/neighbour.c:3890) and
+ * snmp6_register_dev() ENOMEM (net/ipv6/proc.c:283). A vlan's group array
+ * is ENOBUFS (net/8021q/vlan.c:72), its vlan_info ENOMEM
+ * (net/8021q/vlan_core.c:331); a bridge port's bitmap and port ENOMEM
+ * (net/bridge/br_if.c:412, 437); a tun device ENOMEM (drivers/net/tun.c:
+ * 2859, its file 3503 and 3506, its ring 797); a rename's kobject ENOMEM
+ * (lib/kobject.c:492, 497); an alternative name ENOMEM
+ * (net/core/rtnetlink.c:4023, net/core/dev.c:346); a queue's qdisc rings
+ * ENOMEM (include/linux/ptr_ring.h:662); an mdb group and port group
+ * ENOMEM (net/bridge/br_multicast.c:1319, net/bridge/br_mdb.c:996, linux
+ * 6.12).
+ */
+static const int link_errnos[] = { ENOMEM, ENOBUFS, 0 };
+
+/*
+ * Clean failures of a write() to a tun or tap device: a tun's skb that
+ * sock_alloc_send_pskb() cannot allocate is ENOBUFS (net/core/skbuff.c:6679),
+ * a tap's page fragment or skb ENOMEM (drivers/net/tun.c:1617 and 1691,
+ * linux 6.12).
+ */
+static const int tun_write_errnos[] = { ENOMEM, ENOBUFS, 0 };
+
+/*
  * Clean failures of IP_ADD_MEMBERSHIP and IPV6_ADD_MEMBERSHIP: the socket's
  * entry is ENOBUFS (net/ipv4/igmp.c:2273) or ENOMEM (net/ipv6/mcast.c:193),
  * the device's group ENOMEM (mcast.c:__ipv6_dev_mc_inc(), linux 6.12).
@@ -135,11 +188,43 @@ static const int nl_errnos[] = { ENOMEM, ENOBUFS, 0 };
 static const int mcast_errnos[] = { ENOMEM, ENOBUFS, 0 };
 
 /*
- * The sit tunnel the RTM_NEWLINK variant adds, and its remote end: one
- * without would be the namespace's fallback device sit0's twin, EEXIST.
+ * The sit tunnel the RTM_NEWLINK variant adds, and its remote end
+ * (192.0.2.1): one without would be the namespace's fallback device sit0's
+ * twin, EEXIST.
  */
 #define TUNNEL "failnth0"
-#define TUNNEL_REMOTE "192.0.2.1"
+static const unsigned char tunnel_remote[] = { 192, 0, 2, 1 };
+
+/*
+ * The qdisc dev_open() gives a dummy: noqueue, for IFF_NO_QUEUE
+ * (drivers/net/dummy.c:111; net/sched/sch_generic.c:1236, linux 6.12).
+ */
+#define DUMMY_QDISC "noqueue"
+
+/* How long an mdb group with no entry may take to go (mdb_count()). */
+#define MDB_SETTLE_MS 200
+
+/* The name a variant gives its lower link, and the alternative name. */
+#define RENAMED "failnth_renamed"
+#define ALT_NAME "failnth_altname"
+
+/* The VLAN id of the vlan link a variant adds (IFLA_VLAN_ID). */
+static const unsigned short vlan_id = 7;
+
+/* The tun or tap device TUNSETIFF makes. */
+#define TUN_NAME "failnth_tun"
+#define TUN_DEV "/dev/net/tun"
+
+/*
+ * What the write variants write to it: an IPv4 UDP datagram of TUN_DATA
+ * bytes from TUN_PEER to TUN_ADDR, the device's address (and, to a tap, in
+ * an Ethernet frame to its address).
+ */
+#define TUN_ADDR "198.18.0.1"
+#define TUN_PEER "198.18.0.2"
+#define TUN_DATA 32
+#define TUN_IP_LEN (sizeof(struct iphdr) + sizeof(struct udphdr) + TUN_DATA)
+#define TAP_HLEN 14
 
 /* The id of the nexthop object the RTM_NEWNEXTHOP variant adds. */
 #define NEXTHOP_ID 77
@@ -153,6 +238,44 @@ static const int mcast_errnos[] = { ENOMEM, ENOBUFS, 0 };
 /* The groups the membership variants join on lo. */
 #define MCAST4 "239.1.2.3"
 #define MCAST6 "ff0e::1:2:3"
+
+/*
+ * A link of a variant: of kind @kind (IFLA_INFO_KIND), named @name. The
+ * RTM_NEWLINK variants add one; others make one before their call.
+ */
+struct link_spec {
+	const char *kind;
+	const char *name;
+	/* What gives the kernel the kind: a skip names it. */
+	const char *config;
+	/* One attribute of IFLA_INFO_DATA (data_type 0: none). */
+	unsigned short data_type, data_len;
+	const void *data;
+	/* A veth's peer: VETH_INFO_PEER with this IFLA_IFNAME, or NULL. */
+	const char *peer;
+	/* IFLA_LINK: the variant's lower link, made before the sweep. */
+	bool on_lower;
+	/* Made up (IFF_UP in ifi_flags and ifi_change), with this qdisc. */
+	const char *up_qdisc;
+};
+
+/* What an RTM_GETLINK dump says of one link. */
+struct link_state {
+	int index, link, master;
+	unsigned int flags;
+	unsigned short type;
+	/* IFLA_LINKINFO's IFLA_INFO_KIND and IFLA_INFO_SLAVE_KIND. */
+	char kind[16], slave_kind[16];
+	/* Whether IFLA_LINKINFO has IFLA_INFO_SLAVE_DATA (a port's). */
+	bool slave_data;
+	char qdisc[16];
+	/* IFLA_STATS64's count of packets received. */
+	unsigned long long rx_packets;
+	/* Whether IFLA_PROP_LIST has ALT_NAME (IFLA_ALT_IFNAME). */
+	bool alt_name;
+	/* IFLA_TXQLEN. */
+	unsigned int txqlen;
+};
 
 /* Shared by the callbacks of a sweep; fds are -1 when closed. */
 struct net_ctx {
@@ -182,6 +305,36 @@ struct net_ctx {
 	unsigned int lo_index;
 	struct sockaddr_in group;
 	unsigned int seq;
+	/*
+	 * Links: the one the variant adds (or makes for its call), its lower
+	 * link and the bridge it joins, each made before the sweep and their
+	 * indexes; the one a point made. is_named() looks for @look and
+	 * keeps what the dump says of it in @ls.
+	 */
+	const struct link_spec *link, *lower, *master;
+	int lower_index, master_index, link_index;
+	const char *look;
+	struct link_state ls;
+	/*
+	 * An mdb dump: the port groups of MCAST4 on the lower link, and the
+	 * groups with neither a port nor the host.
+	 */
+	int mdb_ours, mdb_empty;
+	/* TUNSETIFF's flags: IFF_TUN or IFF_TAP, with IFF_NO_PI. */
+	short tun_flags;
+	/*
+	 * The variants of an up tun or tap (tun_up_setup()): its fd, a UDP
+	 * socket bound to TUN_ADDR, its received packets before the point,
+	 * and the packet (pkt_len bytes) to write.
+	 */
+	int tun, tun_rcv;
+	struct sockaddr_in tun_addr;
+	unsigned long long rx0;
+	/* The device's tx_queue_len and qdisc, up, before the sweep. */
+	unsigned int txqlen;
+	char qdisc[16];
+	unsigned char pkt[TAP_HLEN + TUN_IP_LEN];
+	size_t pkt_len;
 	char buf[NL_BUF];
 };
 
@@ -305,20 +458,29 @@ struct nl_req {
 		struct ifaddrmsg ifa;
 		struct rtmsg rtm;
 		struct nhmsg nhm;
+		struct br_port_msg bpm;
 	};
-	char attrs[64];
+	char attrs[256];
 };
 
-static void nl_attr(struct nl_req *r, unsigned short type, const void *val,
-		    size_t len)
+static struct rtattr *nl_attr(struct nl_req *r, unsigned short type,
+			      const void *val, size_t len)
 {
 	struct rtattr *rta = (void *)((char *)r + NLMSG_ALIGN(r->nh.nlmsg_len));
 
 	rta->rta_type = type;
 	rta->rta_len = RTA_LENGTH(len);
-	memcpy(RTA_DATA(rta), val, len);
+	if (len)
+		memcpy(RTA_DATA(rta), val, len);
 	r->nh.nlmsg_len =
 		NLMSG_ALIGN(r->nh.nlmsg_len) + RTA_ALIGN(rta->rta_len);
+	return rta;
+}
+
+/* Ends the nested attribute @nest (nl_attr()'s) where @r ends. */
+static void nl_nest_end(struct nl_req *r, struct rtattr *nest)
+{
+	nest->rta_len = (char *)r + r->nh.nlmsg_len - (char *)nest;
 }
 
 /*
@@ -397,6 +559,9 @@ static int nl_dump(struct net_ctx *c, int type, int family,
 	} else if (type == RTM_GETNEXTHOP) {
 		r.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct nhmsg));
 		r.nhm.nh_family = family;
+	} else if (type == RTM_GETMDB) {
+		r.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct br_port_msg));
+		r.bpm.family = family;
 	} else if (type == RTM_GETADDR) {
 		r.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifaddrmsg));
 		r.ifa.ifa_family = family;
@@ -450,36 +615,136 @@ static int nl_setlink(struct net_ctx *c, unsigned int mtu, const char *alias)
 }
 
 /*
- * An RTM_NEWLINK of the sit tunnel TUNNEL (IPv6 in IPv4, net/ipv6/sit.c),
- * or an RTM_DELLINK of it, acknowledged.
+ * An RTM_NEWLINK of @l, acknowledged: IFLA_IFNAME, IFLA_LINK (on_lower:
+ * c->lower_index), IFLA_LINKINFO with IFLA_INFO_KIND and IFLA_INFO_DATA
+ * (its one attribute, and a veth's VETH_INFO_PEER: an ifinfomsg and the
+ * peer's IFLA_IFNAME, drivers/net/veth.c:veth_newlink()).
  */
-static int nl_tunnel(struct net_ctx *c, int type)
+static int nl_newlink(struct net_ctx *c, const struct link_spec *l)
 {
-	struct {
-		struct rtattr kind_rta;
-		char kind[4];
-		struct rtattr data_rta, remote_rta;
-		struct in_addr remote;
-	} info = {
-		.kind_rta = { RTA_LENGTH(sizeof(info.kind)), IFLA_INFO_KIND },
-		.kind = "sit",
-		.data_rta = { RTA_LENGTH(RTA_LENGTH(sizeof(struct in_addr))),
-			      IFLA_INFO_DATA },
-		.remote_rta = { RTA_LENGTH(sizeof(info.remote)),
-				TUNNEL_ATTR_REMOTE },
+	struct nl_req r = {
+		.nh.nlmsg_type = RTM_NEWLINK,
+		.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE |
+				  NLM_F_EXCL,
+		.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifinfomsg)),
+		.ifi.ifi_flags = l->up_qdisc ? IFF_UP : 0,
+		.ifi.ifi_change = l->up_qdisc ? IFF_UP : 0,
 	};
+	const struct ifinfomsg peer = {};
+	struct rtattr *info, *data, *nest;
+
+	nl_attr(&r, IFLA_IFNAME, l->name, strlen(l->name) + 1);
+	if (l->on_lower)
+		nl_attr(&r, IFLA_LINK, &c->lower_index, sizeof(c->lower_index));
+	info = nl_attr(&r, IFLA_LINKINFO, NULL, 0);
+	nl_attr(&r, IFLA_INFO_KIND, l->kind, strlen(l->kind) + 1);
+	if (l->data_type || l->peer) {
+		data = nl_attr(&r, IFLA_INFO_DATA, NULL, 0);
+		if (l->data_type)
+			nl_attr(&r, l->data_type, l->data, l->data_len);
+		if (l->peer) {
+			nest = nl_attr(&r, VETH_INFO_PEER, &peer, sizeof(peer));
+			nl_attr(&r, IFLA_IFNAME, l->peer, strlen(l->peer) + 1);
+			nl_nest_end(&r, nest);
+		}
+		nl_nest_end(&r, data);
+	}
+	nl_nest_end(&r, info);
+	return nl_ask(c, &r, NULL);
+}
+
+/* An RTM_DELLINK of the link @name (and a veth's peer), acknowledged. */
+static int nl_dellink(struct net_ctx *c, const char *name)
+{
+	struct nl_req r = {
+		.nh.nlmsg_type = RTM_DELLINK,
+		.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK,
+		.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifinfomsg)),
+	};
+
+	nl_attr(&r, IFLA_IFNAME, name, strlen(name) + 1);
+	return nl_ask(c, &r, NULL);
+}
+
+/*
+ * An RTM_SETLINK of the link @index, acknowledged: its IFF_UP as @up, or
+ * (@type not 0) the u32 attribute @type (IFLA_MASTER, IFLA_TXQLEN) as @val.
+ */
+static int nl_setlink_of(struct net_ctx *c, int index, bool up,
+			 unsigned short type, unsigned int val)
+{
+	struct nl_req r = {
+		.nh.nlmsg_type = RTM_SETLINK,
+		.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK,
+		.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifinfomsg)),
+		.ifi.ifi_index = index,
+		.ifi.ifi_flags = up ? IFF_UP : 0,
+		.ifi.ifi_change = type ? 0 : IFF_UP,
+	};
+
+	if (type)
+		nl_attr(&r, type, &val, sizeof(val));
+	return nl_ask(c, &r, NULL);
+}
+
+/* An RTM_SETLINK of link @index's IFLA_IFNAME, acknowledged. */
+static int nl_rename(struct net_ctx *c, int index, const char *name)
+{
+	struct nl_req r = {
+		.nh.nlmsg_type = RTM_SETLINK,
+		.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK,
+		.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifinfomsg)),
+		.ifi.ifi_index = index,
+	};
+
+	nl_attr(&r, IFLA_IFNAME, name, strlen(name) + 1);
+	return nl_ask(c, &r, NULL);
+}
+
+/*
+ * An RTM_NEWLINKPROP or RTM_DELLINKPROP of link @index's alternative name
+ * ALT_NAME, acknowledged.
+ */
+static int nl_alt_name(struct net_ctx *c, int type, int index)
+{
+	struct nl_req r = {
+		.nh.nlmsg_type = type,
+		.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK,
+		.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifinfomsg)),
+		.ifi.ifi_index = index,
+	};
+	/* A nested attribute newer than the policy's strict start. */
+	struct rtattr *list =
+		nl_attr(&r, IFLA_PROP_LIST | NLA_F_NESTED, NULL, 0);
+
+	nl_attr(&r, IFLA_ALT_IFNAME, ALT_NAME, sizeof(ALT_NAME));
+	nl_nest_end(&r, list);
+	return nl_ask(c, &r, NULL);
+}
+
+/*
+ * An RTM_NEWMDB or RTM_DELMDB of the bridge's permanent entry for MCAST4
+ * on the lower link, its port, acknowledged.
+ */
+static int nl_mdb(struct net_ctx *c, int type)
+{
 	struct nl_req r = {
 		.nh.nlmsg_type = type,
 		.nh.nlmsg_flags =
 			NLM_F_REQUEST | NLM_F_ACK |
-			(type == RTM_NEWLINK ? NLM_F_CREATE | NLM_F_EXCL : 0),
-		.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifinfomsg)),
+			(type == RTM_NEWMDB ? NLM_F_CREATE | NLM_F_EXCL : 0),
+		.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct br_port_msg)),
+		.bpm.family = AF_BRIDGE,
+		.bpm.ifindex = c->master_index,
+	};
+	struct br_mdb_entry e = {
+		.ifindex = c->lower_index,
+		.state = MDB_PERMANENT,
+		.addr.proto = htons(ETH_P_IP),
 	};
 
-	inet_pton(AF_INET, TUNNEL_REMOTE, &info.remote);
-	nl_attr(&r, IFLA_IFNAME, TUNNEL, sizeof(TUNNEL));
-	if (type == RTM_NEWLINK)
-		nl_attr(&r, IFLA_LINKINFO, &info, sizeof(info));
+	inet_pton(AF_INET, MCAST4, &e.addr.u.ip4);
+	nl_attr(&r, MDBA_SET_ENTRY, &e, sizeof(e));
 	return nl_ask(c, &r, NULL);
 }
 
@@ -524,19 +789,179 @@ static bool is_our_nexthop(struct net_ctx *c, struct nlmsghdr *nh)
 	return false;
 }
 
-static bool is_our_tunnel(struct net_ctx *c, struct nlmsghdr *nh)
+static void rta_string(char *dst, size_t size, struct rtattr *rta)
+{
+	snprintf(dst, size, "%.*s", (int)RTA_PAYLOAD(rta),
+		 (char *)RTA_DATA(rta));
+}
+
+static int rta_int(struct rtattr *rta)
+{
+	int val = 0;
+
+	if (RTA_PAYLOAD(rta) == sizeof(val))
+		memcpy(&val, RTA_DATA(rta), sizeof(val));
+	return val;
+}
+
+/* IFLA_LINKINFO's kinds, and whether it holds a port's data. */
+static void link_info(struct link_state *ls, struct rtattr *info)
+{
+	struct rtattr *rta = RTA_DATA(info);
+	int len = RTA_PAYLOAD(info);
+
+	for (; RTA_OK(rta, len); rta = RTA_NEXT(rta, len)) {
+		if (rta->rta_type == IFLA_INFO_KIND)
+			rta_string(ls->kind, sizeof(ls->kind), rta);
+		if (rta->rta_type == IFLA_INFO_SLAVE_KIND)
+			rta_string(ls->slave_kind, sizeof(ls->slave_kind), rta);
+		if (rta->rta_type == IFLA_INFO_SLAVE_DATA)
+			ls->slave_data = true;
+	}
+}
+
+/* Whether the property list @list holds ALT_NAME. */
+static bool has_alt_name(struct rtattr *list)
+{
+	struct rtattr *rta = RTA_DATA(list);
+	int len = RTA_PAYLOAD(list);
+
+	for (; RTA_OK(rta, len); rta = RTA_NEXT(rta, len))
+		if (rta->rta_type == IFLA_ALT_IFNAME &&
+		    !strncmp(RTA_DATA(rta), ALT_NAME, RTA_PAYLOAD(rta)))
+			return true;
+	return false;
+}
+
+/* Whether @nh is the link named c->look; if so, what it says in c->ls. */
+static bool is_named(struct net_ctx *c, struct nlmsghdr *nh)
 {
 	struct ifinfomsg *ifi = NLMSG_DATA(nh);
 	int len = nh->nlmsg_len - NLMSG_LENGTH(sizeof(*ifi));
 	struct rtattr *rta = IFLA_RTA(ifi);
+	struct link_state ls = {
+		.index = ifi->ifi_index,
+		.flags = ifi->ifi_flags,
+		.type = ifi->ifi_type,
+	};
+	bool named = false;
 
 	if (nh->nlmsg_type != RTM_NEWLINK)
 		return false;
-	for (; RTA_OK(rta, len); rta = RTA_NEXT(rta, len))
-		if (rta->rta_type == IFLA_IFNAME &&
-		    !strncmp(RTA_DATA(rta), TUNNEL, RTA_PAYLOAD(rta)))
-			return true;
+	for (; RTA_OK(rta, len); rta = RTA_NEXT(rta, len)) {
+		if (rta->rta_type == IFLA_IFNAME)
+			named = !strncmp(RTA_DATA(rta), c->look,
+					 RTA_PAYLOAD(rta));
+		if (rta->rta_type == IFLA_LINK)
+			ls.link = rta_int(rta);
+		if (rta->rta_type == IFLA_MASTER)
+			ls.master = rta_int(rta);
+		if (rta->rta_type == IFLA_TXQLEN)
+			ls.txqlen = rta_int(rta);
+		if (rta->rta_type == IFLA_QDISC)
+			rta_string(ls.qdisc, sizeof(ls.qdisc), rta);
+		if (rta->rta_type == IFLA_LINKINFO)
+			link_info(&ls, rta);
+		/* Filled as a nested attribute: NLA_F_NESTED. */
+		if ((rta->rta_type & NLA_TYPE_MASK) == IFLA_PROP_LIST)
+			ls.alt_name = has_alt_name(rta);
+		if (rta->rta_type == IFLA_STATS64 &&
+		    RTA_PAYLOAD(rta) >= sizeof(ls.rx_packets))
+			memcpy(&ls.rx_packets, RTA_DATA(rta),
+			       sizeof(ls.rx_packets));
+	}
+	if (named)
+		c->ls = ls;
+	return named;
+}
+
+/*
+ * How many links (0 or 1) a dump of @family lists named @name, what it
+ * says of it in c->ls; or -errno.
+ */
+static int links_named(struct net_ctx *c, int family, const char *name)
+{
+	c->look = name;
+	memset(&c->ls, 0, sizeof(c->ls));
+	return nl_dump(c, RTM_GETLINK, family, is_named);
+}
+
+/*
+ * Whether the dump lists @want (0 or 1) links named @name, in @ls what it
+ * says of it, and @all links in all; else what it found in @why.
+ */
+static bool links_are(struct net_ctx *c, const char *name, int want, int all,
+		      struct link_state *ls, char *why, size_t size)
+{
+	int ours = links_named(c, AF_UNSPEC, name), nr;
+
+	*ls = c->ls;
+	nr = nl_dump(c, RTM_GETLINK, AF_UNSPEC, any_link);
+	if (ours == want && nr == all)
+		return true;
+	snprintf(why, size,
+		 "%d links named %s and %d in all, expected %d and %d", ours,
+		 name, nr, want, all);
 	return false;
+}
+
+/*
+ * Makes the link @l: its index, or -errno. A kind the kernel lacks is
+ * EOPNOTSUPP (net/core/rtnetlink.c:3857, linux 6.12).
+ */
+static int link_make(struct net_ctx *c, const struct link_spec *l)
+{
+	int err = nl_newlink(c, l);
+
+	if (err)
+		return err;
+	if (links_named(c, AF_UNSPEC, l->name) != 1)
+		return -ENODEV;
+	return c->ls.index;
+}
+
+/*
+ * Counts, in an mdb dump of the bridge, the port groups of MCAST4 on the
+ * lower link and the groups listed with no entry, neither a port's nor the
+ * host's (net/bridge/br_mdb.c:br_mdb_fill_info() nests each group's
+ * entries in an MDBA_MDB_ENTRY; the dump's messages are RTM_GETMDB,
+ * br_mdb.c:389, linux 6.12).
+ */
+static bool is_our_mdb(struct net_ctx *c, struct nlmsghdr *nh)
+{
+	struct br_port_msg *bpm = NLMSG_DATA(nh);
+	int len = nh->nlmsg_len - NLMSG_LENGTH(sizeof(*bpm)), glen, elen;
+	struct rtattr *mdb = (void *)((char *)bpm + NLMSG_ALIGN(sizeof(*bpm)));
+	struct rtattr *group, *entry;
+	struct br_mdb_entry e;
+	struct in_addr want;
+
+	inet_pton(AF_INET, MCAST4, &want);
+	if (nh->nlmsg_type != RTM_GETMDB || bpm->ifindex != c->master_index)
+		return false;
+	for (; RTA_OK(mdb, len); mdb = RTA_NEXT(mdb, len)) {
+		if ((mdb->rta_type & NLA_TYPE_MASK) != MDBA_MDB)
+			continue;
+		glen = RTA_PAYLOAD(mdb);
+		for (group = RTA_DATA(mdb); RTA_OK(group, glen);
+		     group = RTA_NEXT(group, glen)) {
+			elen = RTA_PAYLOAD(group);
+			entry = RTA_DATA(group);
+			if (!RTA_OK(entry, elen))
+				c->mdb_empty++;
+			for (; RTA_OK(entry, elen);
+			     entry = RTA_NEXT(entry, elen)) {
+				if (RTA_PAYLOAD(entry) < sizeof(e))
+					continue;
+				memcpy(&e, RTA_DATA(entry), sizeof(e));
+				if (e.ifindex == c->lower_index &&
+				    e.addr.proto == htons(ETH_P_IP) &&
+				    e.addr.u.ip4 == want.s_addr)
+					c->mdb_ours++;
+			}
+		}
+	}
+	return true;
 }
 
 /* The route a variant of @family adds: its destination and length. */
@@ -1072,44 +1497,653 @@ static bool newroute_check(void *arg, int ret, char *why, size_t size)
 /*
  * A new link: rtnl_newlink() allocates and registers a net_device, and
  * the stacks give it their per-device state (IPv4's and IPv6's, each with
- * its sysctl tables). A lost acknowledgment is resolved by asking.
+ * its sysctl tables); then the kind's own (a veth's peer, a bridge's
+ * hash tables, a vlan's group on its lower link, a macvlan's port on its
+ * lower link), and, made up, dev_open()'s (the qdisc, the multicast
+ * lists, addrconf's link-local address). A lost acknowledgment is
+ * resolved by asking.
  */
 static int newlink_action(void *arg)
 {
 	struct net_ctx *c = arg;
-	int ret = nl_tunnel(c, RTM_NEWLINK);
+	int ret = nl_newlink(c, c->link);
 
 	if (!c->lost)
 		return ret;
-	return nl_dump(c, RTM_GETLINK, AF_UNSPEC, is_our_tunnel) == 1 ? 0 : ret;
+	return links_named(c, AF_UNSPEC, c->link->name) == 1 ? 0 : ret;
 }
 
-/* A success added TUNNEL and no other link; a failure added none. */
+/* The per-device directories of procfs, named after the link. */
+static const char *const name_dirs[] = {
+	"/proc/sys/net/ipv4/conf", "/proc/sys/net/ipv4/neigh",
+	"/proc/sys/net/ipv6/conf", "/proc/sys/net/ipv6/neigh",
+	"/proc/net/dev_snmp6",
+};
+
+/*
+ * Whether name_dirs hold @name (@want) or not; else which in @why. Those
+ * of a protocol the kernel lacks (no IPv6) are not there at all.
+ */
+static bool name_dirs_are(const char *name, bool want, char *why, size_t size)
+{
+	char path[128];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(name_dirs); i++) {
+		snprintf(path, sizeof(path), "%s/%s", name_dirs[i], name);
+		if (access(name_dirs[i], F_OK))
+			continue;
+		if (!access(path, F_OK) != want) {
+			snprintf(why, size, "%s is %s", path,
+				 want ? "missing" : "there");
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * Whether the link @ls is what @l says: its kind, its lower link, up with
+ * its qdisc attached (dev_activate(), net/sched/sch_generic.c:1308, linux
+ * 6.12: a dummy's is noqueue, IFF_NO_QUEUE); else what differs in @why.
+ */
+static bool link_is(struct net_ctx *c, const struct link_spec *l,
+		    const struct link_state *ls, char *why, size_t size)
+{
+	if (strcmp(ls->kind, l->kind)) {
+		snprintf(why, size, "%s is of kind \"%s\", expected %s",
+			 l->name, ls->kind, l->kind);
+		return false;
+	}
+	if (l->on_lower && ls->link != c->lower_index) {
+		snprintf(why, size, "%s is on link %d, expected %s (%d)",
+			 l->name, ls->link, c->lower->name, c->lower_index);
+		return false;
+	}
+	if (l->up_qdisc &&
+	    (!(ls->flags & IFF_UP) || strcmp(ls->qdisc, l->up_qdisc))) {
+		snprintf(why, size,
+			 "%s is %s with qdisc \"%s\", expected up, %s", l->name,
+			 ls->flags & IFF_UP ? "up" : "down", ls->qdisc,
+			 l->up_qdisc);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * A success added the link as it was asked for (a veth: and its peer,
+ * each the other's IFLA_LINK), with its procfs directories, and no other;
+ * a failure added none, and no directory.
+ */
 static bool newlink_check(void *arg, int ret, char *why, size_t size)
 {
 	struct net_ctx *c = arg;
+	const struct link_spec *l = c->link;
 	int want = ret < 0 ? 0 : 1;
-	int ours = nl_dump(c, RTM_GETLINK, AF_UNSPEC, is_our_tunnel);
-	int all = nl_dump(c, RTM_GETLINK, AF_UNSPEC, any_link);
+	int all = c->nr_links + (l->peer ? 2 : 1) * want;
+	struct link_state ls, peer;
 
-	if (ours == want && all == c->nr_links + want)
+	if (!links_are(c, l->name, want, all, &ls, why, size) ||
+	    (l->peer && !links_are(c, l->peer, want, all, &peer, why, size)) ||
+	    !name_dirs_are(l->name, want, why, size) ||
+	    (l->peer && !name_dirs_are(l->peer, want, why, size)))
+		return false;
+	if (!want)
+		return true;
+	if (!link_is(c, l, &ls, why, size))
+		return false;
+	if (!l->peer || (!strcmp(peer.kind, l->kind) && ls.link == peer.index &&
+			 peer.link == ls.index))
 		return true;
 	snprintf(why, size,
-		 "%d links named %s and %d in all, expected %d and %d", ours,
-		 TUNNEL, all, want, c->nr_links + want);
+		 "%s (%d) has link %d, its peer %s (%d) of kind \"%s\" %d",
+		 l->name, ls.index, ls.link, l->peer, peer.index, peer.kind,
+		 peer.link);
 	return false;
 }
 
-/* Removes the tunnel a point added (an absent one is ENODEV). */
+/* Removes the link a point added (an absent one is ENODEV). */
 static void newlink_cleanup(struct __test_metadata *_metadata, void *arg,
 			    int ret)
 {
-	int err = nl_tunnel(arg, RTM_DELLINK);
+	struct net_ctx *c = arg;
+	int err = nl_dellink(c, c->link->name);
 
 	EXPECT_TRUE(!err || err == -ENODEV)
 	{
-		TH_LOG("removing %s: %s", TUNNEL, strerror(-err));
+		TH_LOG("removing %s: %s", c->link->name, strerror(-err));
 	}
+}
+
+/* The name of the link made for each point: a tap's, or the variant's. */
+static const char *made_name(struct net_ctx *c)
+{
+	return c->tun_flags ? TUN_NAME : c->link->name;
+}
+
+/*
+ * The link made, down, before each point: the variant's (RTM_NEWLINK), or
+ * a tap (TUNSETIFF, its fd in c->fd).
+ */
+static void madelink_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct net_ctx *c = arg;
+	struct ifreq ifr = { .ifr_flags = c->tun_flags };
+
+	memcpy(ifr.ifr_name, TUN_NAME, sizeof(TUN_NAME));
+	if (c->tun_flags) {
+		c->fd = open(TUN_DEV, O_RDWR | O_CLOEXEC);
+		ASSERT_LE(0, c->fd);
+		ASSERT_EQ(0, ioctl(c->fd, TUNSETIFF, &ifr));
+	} else {
+		ASSERT_EQ(0, nl_newlink(c, c->link));
+	}
+	ASSERT_EQ(1, links_named(c, AF_UNSPEC, made_name(c)));
+	c->link_index = c->ls.index;
+}
+
+/*
+ * Brings the link up: dev_open() (net/core/dev.c:__dev_open()) attaches
+ * its qdisc, joins its multicast groups, and the NETDEV_UP notifiers give
+ * it IPv6's link-local address and IPv4's groups, in the caller's task.
+ */
+static int setlink_up_action(void *arg)
+{
+	struct net_ctx *c = arg;
+	int ret = nl_setlink_of(c, c->link_index, true, 0, 0);
+
+	if (!c->lost)
+		return ret;
+	links_named(c, AF_UNSPEC, made_name(c));
+	return c->ls.flags & IFF_UP ? 0 : ret;
+}
+
+/*
+ * A success: the link is up, with its qdisc: a dummy's DUMMY_QDISC, a
+ * tap's the default, pfifo_fast, or noqueue, where that could not be had
+ * (attach_default_qdiscs() falls back, net/sched/sch_generic.c:1273,
+ * linux 6.12); never noop, which drops every packet. A failure: it is
+ * down. Either way it is the one link made for the point.
+ */
+static bool setlink_up_check(void *arg, int ret, char *why, size_t size)
+{
+	struct net_ctx *c = arg;
+	const char *name = made_name(c);
+	bool up, want = ret >= 0, qdisc;
+	struct link_state ls;
+
+	if (!links_are(c, name, 1, c->nr_links + 1, &ls, why, size))
+		return false;
+	up = ls.flags & IFF_UP;
+	qdisc = !strcmp(ls.qdisc, DUMMY_QDISC) ||
+		(c->tun_flags && !strcmp(ls.qdisc, "pfifo_fast"));
+	if (up == want && (!want || qdisc))
+		return true;
+	snprintf(why, size, "%s is %s with qdisc \"%s\" after the %s", name,
+		 up ? "up" : "down", ls.qdisc, want ? "success" : "failure");
+	return false;
+}
+
+static void tun_cleanup(struct __test_metadata *_metadata, void *arg, int ret);
+
+/* Removes the link made for the point (a tap: closes its fd). */
+static void madelink_cleanup(struct __test_metadata *_metadata, void *arg,
+			     int ret)
+{
+	struct net_ctx *c = arg;
+
+	if (c->tun_flags)
+		tun_cleanup(_metadata, arg, ret);
+	else
+		EXPECT_EQ(0, nl_dellink(c, c->link->name));
+}
+
+/*
+ * The lower link joins the bridge: do_set_master() and br_add_if()
+ * (net/bridge/br_if.c:571, linux 6.12): the port (new_nbp()), its kobject
+ * and sysfs links, the rx handler, the upper link, the local address's
+ * fdb entry, the port's vlan and multicast state.
+ */
+static int master_action(void *arg)
+{
+	struct net_ctx *c = arg;
+	int ret = nl_setlink_of(c, c->lower_index, false, IFLA_MASTER,
+				c->master_index);
+
+	if (!c->lost)
+		return ret;
+	links_named(c, AF_UNSPEC, c->lower->name);
+	return c->ls.master == c->master_index ? 0 : ret;
+}
+
+/*
+ * A success: the lower link's master is the bridge, and it is a bridge
+ * port (IFLA_INFO_SLAVE_KIND, its port data), as the bridge lists it
+ * (an AF_BRIDGE dump lists the ports, net/bridge/br_netlink.c:br_getlink()).
+ * A failure: it has no master and the bridge no port. No link is added.
+ */
+static bool master_check(void *arg, int ret, char *why, size_t size)
+{
+	struct net_ctx *c = arg;
+	int want = ret < 0 ? 0 : 1, ports;
+	struct link_state ls;
+	bool port;
+
+	if (!links_are(c, c->lower->name, 1, c->nr_links, &ls, why, size))
+		return false;
+	port = ls.master == c->master_index &&
+	       !strcmp(ls.slave_kind, c->master->kind) && ls.slave_data;
+	ports = links_named(c, AF_BRIDGE, c->lower->name);
+	if (ls.master == (want ? c->master_index : 0) && port == want &&
+	    ports == want && (!want || c->ls.master == c->master_index))
+		return true;
+	snprintf(why, size,
+		 "%s: master %d, %sa port (\"%s\"%s), listed %d, expected %s",
+		 c->lower->name, ls.master, port ? "" : "not ", ls.slave_kind,
+		 ls.slave_data ? ", data" : "", ports,
+		 want ? "its port" : "none");
+	return false;
+}
+
+/* nomaster: the lower link leaves the bridge, if it joined. */
+static void master_cleanup(struct __test_metadata *_metadata, void *arg,
+			   int ret)
+{
+	struct net_ctx *c = arg;
+
+	EXPECT_EQ(0, nl_setlink_of(c, c->lower_index, false, IFLA_MASTER, 0));
+}
+
+/*
+ * A tun or tap device: open() allocates the tun_file's socket and its
+ * ptr_ring (drivers/net/tun.c:tun_chr_open()); TUNSETIFF, tun_set_iff(),
+ * the net_device, registered (tun_net_init(): its flow table, tun_attach()
+ * of the file, the ring resized). The fd stays open for the check.
+ */
+static int tun_action(void *arg)
+{
+	struct net_ctx *c = arg;
+	struct ifreq ifr = { .ifr_flags = c->tun_flags };
+
+	memcpy(ifr.ifr_name, TUN_NAME, sizeof(TUN_NAME));
+	c->fd = open(TUN_DEV, O_RDWR | O_CLOEXEC);
+	if (c->fd < 0 || ioctl(c->fd, TUNSETIFF, &ifr))
+		return -errno;
+	return 0;
+}
+
+/*
+ * A success: the device is listed, a tun (ARPHRD_NONE) or a tap
+ * (ARPHRD_ETHER) of kind tun, with its procfs directories, and the fd is
+ * attached to it (TUNGETIFF). A failure: no link, no directory, and the
+ * fd (if open) is attached to none: EBADFD
+ * (tun.c:3177, linux 6.12).
+ */
+static bool tun_check(void *arg, int ret, char *why, size_t size)
+{
+	struct net_ctx *c = arg;
+	int want = ret < 0 ? 0 : 1, got;
+	unsigned short type = c->tun_flags & IFF_TAP ? ARPHRD_ETHER :
+						       ARPHRD_NONE;
+	struct ifreq ifr = {};
+	struct link_state ls;
+
+	if (!links_are(c, TUN_NAME, want, c->nr_links + want, &ls, why, size) ||
+	    !name_dirs_are(TUN_NAME, want, why, size))
+		return false;
+	got = c->fd < 0 ? -EBADF : ioctl(c->fd, TUNGETIFF, &ifr) ? -errno : 0;
+	if (!want && (c->fd < 0 || got == -EBADFD))
+		return true;
+	if (!want) {
+		snprintf(why, size, "TUNGETIFF after the failure: %s",
+			 got ? strerror(-got) : "attached");
+		return false;
+	}
+	if (got || strcmp(ifr.ifr_name, TUN_NAME) ||
+	    (ifr.ifr_flags & (IFF_TUN | IFF_TAP | IFF_NO_PI)) != c->tun_flags) {
+		snprintf(why, size, "TUNGETIFF: %s, \"%s\", flags %#x",
+			 got ? strerror(-got) : "attached", ifr.ifr_name,
+			 ifr.ifr_flags);
+		return false;
+	}
+	if (!strcmp(ls.kind, "tun") && ls.type == type)
+		return true;
+	snprintf(why, size,
+		 "%s is of kind \"%s\" and type %u, expected tun, %u", TUN_NAME,
+		 ls.kind, ls.type, type);
+	return false;
+}
+
+/* Closing the fd removes the device (not persistent). */
+static void tun_cleanup(struct __test_metadata *_metadata, void *arg, int ret)
+{
+	struct net_ctx *c = arg;
+
+	close_fd(&c->fd);
+	EXPECT_EQ(0, links_named(c, AF_UNSPEC, TUN_NAME));
+}
+
+/*
+ * The lower link is renamed: dev_change_name() (net/core/dev.c:1285,
+ * linux 6.12): its device's kobject and sysfs links, then the
+ * NETDEV_CHANGENAME notifiers, which register its sysctl tables (IPv4's,
+ * IPv6's) and its /proc/net/dev_snmp6 entry again under the new name; a
+ * failed notifier renames it back. A lost acknowledgment is resolved by
+ * asking.
+ */
+static int rename_action(void *arg)
+{
+	struct net_ctx *c = arg;
+	int ret = nl_rename(c, c->lower_index, RENAMED);
+
+	if (!c->lost)
+		return ret;
+	return links_named(c, AF_UNSPEC, RENAMED) == 1 ? 0 : ret;
+}
+
+/*
+ * A success: the lower link is listed under the new name and not the old,
+ * and its procfs directories follow. A failure: the old name, all of it.
+ */
+static bool rename_check(void *arg, int ret, char *why, size_t size)
+{
+	struct net_ctx *c = arg;
+	const char *name = ret < 0 ? c->lower->name : RENAMED;
+	const char *other = ret < 0 ? RENAMED : c->lower->name;
+	struct link_state ls, none;
+
+	if (!links_are(c, name, 1, c->nr_links, &ls, why, size) ||
+	    !links_are(c, other, 0, c->nr_links, &none, why, size))
+		return false;
+	if (ls.index != c->lower_index) {
+		snprintf(why, size, "%s is link %d, expected %d", name,
+			 ls.index, c->lower_index);
+		return false;
+	}
+	return name_dirs_are(name, true, why, size) &&
+	       name_dirs_are(other, false, why, size);
+}
+
+/* Gives the lower link its name back (a rename to its name is a no-op). */
+static void rename_cleanup(struct __test_metadata *_metadata, void *arg,
+			   int ret)
+{
+	struct net_ctx *c = arg;
+
+	EXPECT_EQ(0, nl_rename(c, c->lower_index, c->lower->name));
+}
+
+/*
+ * An alternative name for the lower link: rtnl_newlinkprop() copies it
+ * (nla_strdup()) and netdev_name_node_alt_create() adds its name node
+ * (net/core/rtnetlink.c:4000, net/core/dev.c:336, linux 6.12).
+ */
+static int alt_name_action(void *arg)
+{
+	struct net_ctx *c = arg;
+	int ret = nl_alt_name(c, RTM_NEWLINKPROP, c->lower_index);
+
+	if (!c->lost)
+		return ret;
+	links_named(c, AF_UNSPEC, c->lower->name);
+	return c->ls.alt_name ? 0 : ret;
+}
+
+/*
+ * A success: the lower link lists the name (IFLA_PROP_LIST), and a
+ * request by it (IFLA_ALT_IFNAME) finds the link. A failure: neither.
+ */
+static bool alt_name_check(void *arg, int ret, char *why, size_t size)
+{
+	struct net_ctx *c = arg;
+	bool want = ret >= 0;
+	struct link_state ls;
+	struct nl_req r = {
+		.nh.nlmsg_type = RTM_GETLINK,
+		.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK,
+		.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifinfomsg)),
+	};
+	int found;
+
+	if (!links_are(c, c->lower->name, 1, c->nr_links, &ls, why, size))
+		return false;
+	/* The reply, then the acknowledgment: 0, or -errno. */
+	nl_attr(&r, IFLA_ALT_IFNAME, ALT_NAME, sizeof(ALT_NAME));
+	c->look = c->lower->name;
+	memset(&c->ls, 0, sizeof(c->ls));
+	found = nl_ask(c, &r, is_named);
+	if (!found)
+		found = c->ls.index == c->lower_index ? 1 : -ESRCH;
+	if (ls.alt_name == want && (want ? found == 1 : found == -ENODEV))
+		return true;
+	snprintf(why, size, "%s %s %s, and a request by it found %s",
+		 c->lower->name, ls.alt_name ? "lists" : "does not list",
+		 ALT_NAME, found == 1 ? "it" : strerror(-found));
+	return false;
+}
+
+/* Removes the name, if it was added (an absent one is ENOENT). */
+static void alt_name_cleanup(struct __test_metadata *_metadata, void *arg,
+			     int ret)
+{
+	struct net_ctx *c = arg;
+	int err = nl_alt_name(c, RTM_DELLINKPROP, c->lower_index);
+
+	EXPECT_TRUE(!err || err == -ENOENT)
+	{
+		TH_LOG("removing %s: %s", ALT_NAME, strerror(-err));
+	}
+}
+
+/* The bridge up, and the lower link its port, up. */
+static void mdb_bridge_up(struct __test_metadata *_metadata, struct net_ctx *c)
+{
+	ASSERT_EQ(0, nl_setlink_of(c, c->lower_index, false, IFLA_MASTER,
+				   c->master_index));
+	ASSERT_EQ(0, nl_setlink_of(c, c->lower_index, true, 0, 0));
+	ASSERT_EQ(0, nl_setlink_of(c, c->master_index, true, 0, 0));
+}
+
+/*
+ * The mdb variant's bridge and port, up, and its entry added and removed
+ * once: a bridge without multicast snooping has no mdb, EOPNOTSUPP
+ * (net/bridge/br_private.h:1422, linux 6.12).
+ */
+static void mdb_setup(struct __test_metadata *_metadata, struct net_ctx *c)
+{
+	int err;
+
+	mdb_bridge_up(_metadata, c);
+	err = nl_mdb(c, RTM_NEWMDB);
+	if (err == -EOPNOTSUPP)
+		SKIP(return, "no mdb: needs CONFIG_BRIDGE_IGMP_SNOOPING");
+	ASSERT_EQ(0, err);
+	ASSERT_EQ(0, nl_mdb(c, RTM_DELMDB));
+}
+
+/*
+ * Counts the mdb's entries (is_our_mdb()): 0, or -errno. A group whose
+ * last port group was removed goes on the group's timer, due at once
+ * (net/bridge/br_multicast.c:838, linux 6.12): an empty group is counted
+ * only if it outlives MDB_SETTLE_MS.
+ */
+static int mdb_count(struct net_ctx *c)
+{
+	int nr, ms;
+
+	for (ms = 0;; ms += 10) {
+		c->mdb_ours = 0;
+		c->mdb_empty = 0;
+		nr = nl_dump(c, RTM_GETMDB, AF_BRIDGE, is_our_mdb);
+		if (nr < 0 || !c->mdb_empty || ms >= MDB_SETTLE_MS)
+			break;
+		usleep(10 * 1000);
+	}
+	return nr < 0 ? nr : 0;
+}
+
+/*
+ * A permanent mdb entry of the bridge, for its port: br_mdb_add()
+ * (net/bridge/br_mdb.c:1022, linux 6.12) adds the group
+ * (br_multicast_new_group(), in the bridge's hash table) and the port's
+ * group (br_multicast_new_port_group(), in the port groups' table). A lost
+ * acknowledgment is resolved by asking.
+ */
+static int mdb_action(void *arg)
+{
+	struct net_ctx *c = arg;
+	int ret = nl_mdb(c, RTM_NEWMDB);
+
+	if (!c->lost)
+		return ret;
+	return !mdb_count(c) && c->mdb_ours == 1 ? 0 : ret;
+}
+
+/*
+ * A success: the bridge lists the port's group. A failure: it does not,
+ * and no group is left without an entry (one would take the group's
+ * traffic out of the flood to every port: net/bridge/br_device.c:
+ * br_dev_xmit(), br_multicast_flood()).
+ */
+static bool mdb_check(void *arg, int ret, char *why, size_t size)
+{
+	struct net_ctx *c = arg;
+	int want = ret < 0 ? 0 : 1, err = mdb_count(c);
+
+	if (!err && c->mdb_ours == want && !c->mdb_empty)
+		return true;
+	snprintf(why, size,
+		 "mdb: %d of %s on %s, %d empty groups, expected %d%s%s",
+		 c->mdb_ours, MCAST4, c->lower->name, c->mdb_empty, want,
+		 err ? ": " : "", err ? strerror(-err) : "");
+	return false;
+}
+
+/*
+ * Removes the entry a point added. A group left behind is removed with
+ * its bridge, made anew, so that the next point starts equal.
+ */
+static void mdb_cleanup(struct __test_metadata *_metadata, void *arg, int ret)
+{
+	struct net_ctx *c = arg;
+
+	if (ret >= 0)
+		EXPECT_EQ(0, nl_mdb(c, RTM_DELMDB));
+	ASSERT_EQ(0, mdb_count(c));
+	if (!c->mdb_ours && !c->mdb_empty)
+		return;
+	ASSERT_EQ(0, nl_dellink(c, c->master->name));
+	c->master_index = link_make(c, c->master);
+	ASSERT_LT(0, c->master_index);
+	mdb_bridge_up(_metadata, c);
+}
+
+/* The count of packets TUN_NAME received, before the point. */
+static void tun_write_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct net_ctx *c = arg;
+
+	ASSERT_EQ(1, links_named(c, AF_UNSPEC, TUN_NAME));
+	c->rx0 = c->ls.rx_packets;
+}
+
+/*
+ * A packet written to the device: tun_get_user() (drivers/net/tun.c:1757,
+ * linux 6.12) allocates its skb (a tap's built on a page fragment,
+ * tun_build_skb()) and hands it to the stack in the writer's task
+ * (tun_rx_batched(): IPv4's input route, UDP's delivery).
+ */
+static int tun_write_action(void *arg)
+{
+	struct net_ctx *c = arg;
+	ssize_t len = write(c->tun, c->pkt, c->pkt_len);
+
+	return len < 0 ? -errno : len;
+}
+
+/*
+ * A success: the device counted the packet received. The stack may still
+ * drop it (an allocation of its input path failed: a packet lost, as on a
+ * wire), so the datagram arrives at most once, whole. A failure: the
+ * device received nothing, and no datagram arrives.
+ */
+static bool tun_write_check(void *arg, int ret, char *why, size_t size)
+{
+	static char got[TUN_DATA + 1];
+	struct net_ctx *c = arg;
+	int want = ret < 0 ? 0 : 1;
+	ssize_t len;
+
+	if (links_named(c, AF_UNSPEC, TUN_NAME) != 1 ||
+	    c->ls.rx_packets != c->rx0 + want) {
+		snprintf(why, size, "%s received %llu packets, expected %llu",
+			 TUN_NAME, c->ls.rx_packets - c->rx0,
+			 (unsigned long long)want);
+		return false;
+	}
+	len = recv(c->tun_rcv, got, sizeof(got), MSG_DONTWAIT);
+	if (len < 0 && errno == EAGAIN)
+		return true;
+	if (!want) {
+		snprintf(why, size, "a datagram (%zd) after the failed write",
+			 len);
+		return false;
+	}
+	if (len != TUN_DATA ||
+	    memcmp(got, c->pkt + c->pkt_len - TUN_DATA, TUN_DATA)) {
+		snprintf(why, size, "the datagram: %zd bytes (%s), sent %d",
+			 len, len < 0 ? strerror(errno) : "read", TUN_DATA);
+		return false;
+	}
+	return nothing_more(c->tun_rcv, "after the datagram", why, size);
+}
+
+/*
+ * The device's transmit queue grows: dev_change_tx_queue_len()
+ * (net/core/dev.c:9202, linux 6.12), whose NETDEV_CHANGE_TX_QUEUE_LEN
+ * notifier resizes the tun's rings (tun_queue_resize()), then its qdisc's
+ * (pfifo_fast's bands, an up device's); a failure of either puts the old
+ * length back.
+ */
+static int txqlen_action(void *arg)
+{
+	struct net_ctx *c = arg;
+	int ret = nl_setlink_of(c, c->link_index, false, IFLA_TXQLEN,
+				2 * c->txqlen);
+
+	if (!c->lost)
+		return ret;
+	links_named(c, AF_UNSPEC, TUN_NAME);
+	return c->ls.txqlen == 2 * c->txqlen ? 0 : ret;
+}
+
+/*
+ * A success: the device has the new length, a failure the old; it is up
+ * with its qdisc either way.
+ */
+static bool txqlen_check(void *arg, int ret, char *why, size_t size)
+{
+	struct net_ctx *c = arg;
+	unsigned int want = ret < 0 ? c->txqlen : 2 * c->txqlen;
+
+	if (links_named(c, AF_UNSPEC, TUN_NAME) == 1 && c->ls.txqlen == want &&
+	    c->ls.flags & IFF_UP && !strcmp(c->ls.qdisc, c->qdisc))
+		return true;
+	snprintf(why, size,
+		 "%s has tx_queue_len %u and qdisc \"%s\", expected %u, \"%s\"",
+		 TUN_NAME, c->ls.txqlen, c->ls.qdisc, want, c->qdisc);
+	return false;
+}
+
+/* Gives the device its length back. */
+static void txqlen_cleanup(struct __test_metadata *_metadata, void *arg,
+			   int ret)
+{
+	struct net_ctx *c = arg;
+
+	EXPECT_EQ(0, nl_setlink_of(c, c->link_index, false, IFLA_TXQLEN,
+				   c->txqlen));
 }
 
 /*
@@ -1380,6 +2414,75 @@ FIXTURE_VARIANT(net)
 	const struct failnth_scenario *op;
 	/* AF_INET, or AF_INET6. */
 	int family;
+	/*
+	 * The link the variant adds or makes; its lower link and the bridge
+	 * it joins, made before the sweep.
+	 */
+	const struct link_spec *link, *lower, *master;
+	/* The variant opens TUN_DEV: TUNSETIFF's flags. */
+	short tun_flags;
+	/* The device, made up before the sweep (tun_up_setup()). */
+	bool tun_up;
+	/* The bridge and its port, made up before the sweep. */
+	bool mdb;
+};
+
+static const struct link_spec sit_link = {
+	.kind = "sit",
+	.name = TUNNEL,
+	.config = "CONFIG_IPV6_SIT",
+	.data_type = TUNNEL_ATTR_REMOTE,
+	.data = tunnel_remote,
+	.data_len = sizeof(tunnel_remote),
+};
+
+static const struct link_spec dummy_link = {
+	.kind = "dummy",
+	.name = "failnth_dummy",
+	.config = "CONFIG_DUMMY",
+};
+
+static const struct link_spec dummy_up_link = {
+	.kind = "dummy",
+	.name = "failnth_up",
+	.config = "CONFIG_DUMMY",
+	.up_qdisc = DUMMY_QDISC,
+};
+
+static const struct link_spec lower_link = {
+	.kind = "dummy",
+	.name = "failnth_lower",
+	.config = "CONFIG_DUMMY",
+};
+
+static const struct link_spec veth_link = {
+	.kind = "veth",
+	.name = "failnth_veth",
+	.config = "CONFIG_VETH",
+	.peer = "failnth_peer",
+};
+
+static const struct link_spec bridge_link = {
+	.kind = "bridge",
+	.name = "failnth_br",
+	.config = "CONFIG_BRIDGE",
+};
+
+static const struct link_spec vlan_link = {
+	.kind = "vlan",
+	.name = "failnth_vlan",
+	.config = "CONFIG_VLAN_8021Q",
+	.data_type = IFLA_VLAN_ID,
+	.data = &vlan_id,
+	.data_len = sizeof(vlan_id),
+	.on_lower = true,
+};
+
+static const struct link_spec macvlan_link = {
+	.kind = "macvlan",
+	.name = "failnth_mv",
+	.config = "CONFIG_MACVLAN",
+	.on_lower = true,
 };
 
 FAILNTH_VARIANT_MORE(net, socket_tcp, (.family = AF_INET),
@@ -1427,9 +2530,106 @@ FAILNTH_VARIANT_MORE(net, rtm_newroute, (.family = AF_INET),
 		     .allowed = nl_errnos, .action = newroute_action,
 		     .check = newroute_check, .cleanup = rtnl_cleanup);
 
-FAILNTH_VARIANT_MORE(net, rtm_newlink_sit, (.family = AF_INET),
+FAILNTH_VARIANT_MORE(net, rtm_newlink_sit,
+		     (.family = AF_INET, .link = &sit_link),
 		     .allowed = nl_errnos, .action = newlink_action,
 		     .check = newlink_check, .cleanup = newlink_cleanup);
+
+FAILNTH_VARIANT_MORE(net, rtm_newlink_dummy,
+		     (.family = AF_INET, .link = &dummy_link),
+		     .allowed = link_errnos, .action = newlink_action,
+		     .check = newlink_check, .cleanup = newlink_cleanup);
+
+FAILNTH_VARIANT_MORE(net, rtm_newlink_veth,
+		     (.family = AF_INET, .link = &veth_link),
+		     .allowed = link_errnos, .action = newlink_action,
+		     .check = newlink_check, .cleanup = newlink_cleanup);
+
+FAILNTH_VARIANT_MORE(net, rtm_newlink_bridge,
+		     (.family = AF_INET, .link = &bridge_link),
+		     .allowed = link_errnos, .action = newlink_action,
+		     .check = newlink_check, .cleanup = newlink_cleanup);
+
+FAILNTH_VARIANT_MORE(net, rtm_newlink_vlan,
+		     (.family = AF_INET, .link = &vlan_link,
+		      .lower = &lower_link),
+		     .allowed = link_errnos, .action = newlink_action,
+		     .check = newlink_check, .cleanup = newlink_cleanup);
+
+FAILNTH_VARIANT_MORE(net, rtm_newlink_macvlan,
+		     (.family = AF_INET, .link = &macvlan_link,
+		      .lower = &lower_link),
+		     .allowed = link_errnos, .action = newlink_action,
+		     .check = newlink_check, .cleanup = newlink_cleanup);
+
+FAILNTH_VARIANT_MORE(net, rtm_newlink_dummy_up,
+		     (.family = AF_INET, .link = &dummy_up_link),
+		     .allowed = link_errnos, .action = newlink_action,
+		     .check = newlink_check, .cleanup = newlink_cleanup);
+
+FAILNTH_VARIANT_MORE(net, rtm_setlink_up,
+		     (.family = AF_INET, .link = &dummy_link),
+		     .allowed = link_errnos, .prepare = madelink_prepare,
+		     .action = setlink_up_action, .check = setlink_up_check,
+		     .cleanup = madelink_cleanup);
+
+FAILNTH_VARIANT_MORE(net, rtm_setlink_master,
+		     (.family = AF_INET, .lower = &lower_link,
+		      .master = &bridge_link),
+		     .allowed = link_errnos, .action = master_action,
+		     .check = master_check, .cleanup = master_cleanup);
+
+FAILNTH_VARIANT_MORE(net, rtm_newmdb,
+		     (.family = AF_INET, .lower = &lower_link,
+		      .master = &bridge_link, .mdb = true),
+		     .allowed = link_errnos, .action = mdb_action,
+		     .check = mdb_check, .cleanup = mdb_cleanup);
+
+FAILNTH_VARIANT_MORE(net, rtm_setlink_name,
+		     (.family = AF_INET, .lower = &lower_link),
+		     .allowed = link_errnos, .action = rename_action,
+		     .check = rename_check, .cleanup = rename_cleanup);
+
+FAILNTH_VARIANT_MORE(net, rtm_newlinkprop,
+		     (.family = AF_INET, .lower = &lower_link),
+		     .allowed = link_errnos, .action = alt_name_action,
+		     .check = alt_name_check, .cleanup = alt_name_cleanup);
+
+FAILNTH_VARIANT_MORE(net, tun_setiff,
+		     (.family = AF_INET, .tun_flags = IFF_TUN | IFF_NO_PI),
+		     .allowed = link_errnos, .action = tun_action,
+		     .check = tun_check, .cleanup = tun_cleanup);
+
+FAILNTH_VARIANT_MORE(net, tap_setiff,
+		     (.family = AF_INET, .tun_flags = IFF_TAP | IFF_NO_PI),
+		     .allowed = link_errnos, .action = tun_action,
+		     .check = tun_check, .cleanup = tun_cleanup);
+
+FAILNTH_VARIANT_MORE(net, rtm_setlink_up_tap,
+		     (.family = AF_INET, .tun_flags = IFF_TAP | IFF_NO_PI),
+		     .allowed = link_errnos, .prepare = madelink_prepare,
+		     .action = setlink_up_action, .check = setlink_up_check,
+		     .cleanup = madelink_cleanup);
+
+FAILNTH_VARIANT_MORE(net, rtm_setlink_txqlen,
+		     (.family = AF_INET, .tun_flags = IFF_TAP | IFF_NO_PI,
+		      .tun_up = true),
+		     .allowed = link_errnos, .action = txqlen_action,
+		     .check = txqlen_check, .cleanup = txqlen_cleanup);
+
+FAILNTH_VARIANT_MORE(net, tun_write,
+		     (.family = AF_INET, .tun_flags = IFF_TUN | IFF_NO_PI,
+		      .tun_up = true),
+		     .allowed = tun_write_errnos, .full = TUN_IP_LEN,
+		     .prepare = tun_write_prepare, .action = tun_write_action,
+		     .check = tun_write_check, .cleanup = net_cleanup);
+
+FAILNTH_VARIANT_MORE(net, tap_write,
+		     (.family = AF_INET, .tun_flags = IFF_TAP | IFF_NO_PI,
+		      .tun_up = true),
+		     .allowed = tun_write_errnos, .full = TAP_HLEN + TUN_IP_LEN,
+		     .prepare = tun_write_prepare, .action = tun_write_action,
+		     .check = tun_write_check, .cleanup = net_cleanup);
 
 FAILNTH_VARIANT_MORE(net, rtm_newnexthop, (.family = AF_INET),
 		     .allowed = nl_errnos, .action = newnexthop_action,
@@ -1490,6 +2690,122 @@ static int lo_up(void)
 	return err;
 }
 
+/*
+ * Makes the variant's lower link and bridge, and its link once (then
+ * removes it), or skips for a kind the kernel lacks; a tun variant needs
+ * TUN_DEV.
+ */
+static void links_setup(struct __test_metadata *_metadata, struct net_ctx *c)
+{
+	const struct link_spec *const need[] = { c->lower, c->master, c->link };
+	int i, idx[ARRAY_SIZE(need)] = {};
+	char msg[128];
+
+	for (i = 0; i < ARRAY_SIZE(need); i++) {
+		if (!need[i])
+			continue;
+		idx[i] = link_make(c, need[i]);
+		if (idx[i] == -EOPNOTSUPP) {
+			snprintf(msg, sizeof(msg),
+				 "no link of kind %s: needs %s", need[i]->kind,
+				 need[i]->config);
+			SKIP(return, "%s", msg);
+		}
+		ASSERT_LT(0, idx[i])
+		{
+			TH_LOG("making %s: %s", need[i]->name,
+			       strerror(-idx[i]));
+		}
+		if (need[i] == c->lower)
+			c->lower_index = idx[i];
+		else if (need[i] == c->master)
+			c->master_index = idx[i];
+		else
+			ASSERT_EQ(0, nl_dellink(c, c->link->name));
+	}
+	if (c->tun_flags) {
+		int fd = open(TUN_DEV, O_RDWR | O_CLOEXEC);
+
+		if (fd < 0 && (errno == ENOENT || errno == ENODEV)) {
+			snprintf(msg, sizeof(msg), "%s: %s: needs CONFIG_TUN",
+				 TUN_DEV, strerror(errno));
+			SKIP(return, "%s", msg);
+		}
+		ASSERT_LE(0, fd);
+		close(fd);
+	}
+}
+
+static unsigned short ip_checksum(const void *buf, size_t len)
+{
+	const unsigned short *w = buf;
+	unsigned int sum = 0;
+
+	for (; len > 1; len -= 2)
+		sum += *w++;
+	sum = (sum >> 16) + (sum & 0xffff);
+	sum += sum >> 16;
+	return ~sum;
+}
+
+/*
+ * For a variant of an up device: TUN_NAME (its fd in c->tun), up with
+ * TUN_ADDR, a UDP socket bound there, the packet to write to it
+ * (unchecksummed UDP: IPv4 allows it), and its tx_queue_len and qdisc.
+ */
+static void tun_up_setup(struct __test_metadata *_metadata, struct net_ctx *c)
+{
+	struct ifreq ifr = { .ifr_flags = c->tun_flags };
+	struct sockaddr_in *sin = (void *)&ifr.ifr_addr;
+	socklen_t len = sizeof(c->tun_addr);
+	unsigned char *at = c->pkt;
+	struct udphdr *udp;
+	struct iphdr *ip;
+
+	memcpy(ifr.ifr_name, TUN_NAME, sizeof(TUN_NAME));
+	c->tun = open(TUN_DEV, O_RDWR | O_CLOEXEC | O_NONBLOCK);
+	ASSERT_LE(0, c->tun);
+	ASSERT_EQ(0, ioctl(c->tun, TUNSETIFF, &ifr));
+	sin->sin_family = AF_INET;
+	inet_pton(AF_INET, TUN_ADDR, &sin->sin_addr);
+	ASSERT_EQ(0, ioctl(c->snd, SIOCSIFADDR, &ifr));
+	c->tun_addr = *sin;
+	ASSERT_EQ(0, ioctl(c->snd, SIOCGIFFLAGS, &ifr));
+	ifr.ifr_flags |= IFF_UP;
+	ASSERT_EQ(0, ioctl(c->snd, SIOCSIFFLAGS, &ifr));
+	c->tun_rcv = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	ASSERT_LE(0, c->tun_rcv);
+	ASSERT_EQ(0, bind(c->tun_rcv, (struct sockaddr *)&c->tun_addr, len));
+	ASSERT_EQ(0, getsockname(c->tun_rcv, (struct sockaddr *)&c->tun_addr,
+				 &len));
+	if (c->tun_flags & IFF_TAP) {
+		ASSERT_EQ(0, ioctl(c->snd, SIOCGIFHWADDR, &ifr));
+		/* To the tap, from a made-up address, of IPv4 (0x0800). */
+		memcpy(at, ifr.ifr_hwaddr.sa_data, 6);
+		memcpy(at + 6, "\x02\x00\x00\x00\x00\x01\x08\x00", 8);
+		at += TAP_HLEN;
+	}
+	ip = (void *)at;
+	udp = (void *)(ip + 1);
+	ip->version = 4;
+	ip->ihl = sizeof(*ip) / 4;
+	ip->tot_len = htons(TUN_IP_LEN);
+	ip->ttl = 64;
+	ip->protocol = IPPROTO_UDP;
+	inet_pton(AF_INET, TUN_PEER, &ip->saddr);
+	ip->daddr = c->tun_addr.sin_addr.s_addr;
+	ip->check = ip_checksum(ip, sizeof(*ip));
+	udp->source = htons(9);
+	udp->dest = c->tun_addr.sin_port;
+	udp->len = htons(sizeof(*udp) + TUN_DATA);
+	memcpy(udp + 1, data, TUN_DATA);
+	c->pkt_len = at + TUN_IP_LEN - c->pkt;
+	ASSERT_EQ(1, links_named(c, AF_UNSPEC, TUN_NAME));
+	c->link_index = c->ls.index;
+	c->txqlen = c->ls.txqlen;
+	memcpy(c->qdisc, c->ls.qdisc, sizeof(c->qdisc));
+}
+
 FIXTURE_SETUP(net)
 {
 	const char *missing = failnth_missing();
@@ -1503,6 +2819,8 @@ FIXTURE_SETUP(net)
 	c->nl = -1;
 	c->fd = -1;
 	c->peer = -1;
+	c->tun = -1;
+	c->tun_rcv = -1;
 	c->family = variant->family;
 	c->alen = loopback(c->family, &sa);
 	set_data();
@@ -1546,6 +2864,19 @@ FIXTURE_SETUP(net)
 					sizeof(one)));
 	c->nl = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
 	ASSERT_LE(0, c->nl);
+	c->link = variant->link;
+	c->lower = variant->lower;
+	c->master = variant->master;
+	c->tun_flags = variant->tun_flags;
+	links_setup(_metadata, c);
+	if (_metadata->exit_code == KSFT_SKIP)
+		return;
+	if (variant->tun_up)
+		tun_up_setup(_metadata, c);
+	if (variant->mdb)
+		mdb_setup(_metadata, c);
+	if (_metadata->exit_code == KSFT_SKIP)
+		return;
 	c->nr_links = nl_dump(c, RTM_GETLINK, AF_UNSPEC, any_link);
 	ASSERT_LE(1, c->nr_links);
 	ASSERT_EQ(1, nl_dump(c, RTM_GETLINK, AF_UNSPEC, lo_attrs));
@@ -1564,6 +2895,8 @@ FIXTURE_TEARDOWN(net)
 	close_fd(&c->rcv);
 	close_fd(&c->snd);
 	close_fd(&c->nl);
+	close_fd(&c->tun);
+	close_fd(&c->tun_rcv);
 }
 
 /*
