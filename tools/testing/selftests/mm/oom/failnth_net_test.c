@@ -23,6 +23,14 @@
  * port's multicast group; TUNSETIFF of a tun and a tap, and a packet
  * written to each.
  *
+ * Traffic control, on a dummy (tc_spec, one request of each): an
+ * RTM_NEWQDISC of an htb, a prio (with a size table) or a pfifo_fast root
+ * qdisc, or of an ingress or a clsact qdisc; an RTM_NEWTCLASS of an htb class with a rate estimator
+ * under an htb root; an RTM_NEWTFILTER of a u32 filter with a key, a basic
+ * filter, or a matchall filter with a gact or a mirred action, on clsact's
+ * ingress; an RTM_NEWACTION of a gact action. Policy routing: an
+ * RTM_NEWRULE of IPv4 and of IPv6, and a route in a table of its own.
+ *
  * The call must succeed or fail with an allowed errno. A success did all
  * it says: the connection carries a byte, the bytes sent arrive and no
  * more, the filter is attached, the dump lists every link, lo has the new
@@ -34,12 +42,16 @@
  * lists it; a renamed link has its directories under the new name; a
  * queue has the new length; an alternative name finds the link; the mdb
  * lists the entry; a tun or tap is attached to its fd; a written packet
- * is received. A failure did nothing:
+ * is received; a qdisc, class, filter, action or rule is listed with its
+ * kind, parent, handle and options, its pfifo children, its estimator and
+ * its action (a root qdisc is the link's). A failure did nothing:
  * no connection waits on the listener (after a failed accept(), the one
  * it was to take still does), no byte or datagram arrives, no filter is
  * attached, the socket serves the next dump, lo keeps its MTU and has no
  * alias, no address, route, link, nexthop or group membership is left
- * behind, and no link or mdb entry is half made or half changed.
+ * behind, no link or mdb entry is half made or half changed, and no
+ * qdisc, class, filter, action or rule is left, nor a child or an action
+ * of one, and the link keeps its qdisc.
  *
  * Only allocations in the calling task count (fail-nth does not reach
  * softirq context), so the receive side of loopback traffic is not swept.
@@ -48,12 +60,18 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <linux/fib_rules.h>
 #include <linux/filter.h>
+#include <linux/gen_stats.h>
 #include <linux/if_bridge.h>
 #include <linux/nexthop.h>
 #include <linux/netlink.h>
 #include <linux/if_tun.h>
+#include <linux/pkt_cls.h>
+#include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
+#include <linux/tc_act/tc_gact.h>
+#include <linux/tc_act/tc_mirred.h>
 #include <linux/veth.h>
 #include <net/if_arp.h>
 #include <net/if.h>
@@ -173,6 +191,27 @@ static const int nl_errnos[] = { ENOMEM, ENOBUFS, 0 };
 static const int link_errnos[] = { ENOMEM, ENOBUFS, 0 };
 
 /*
+ * Clean failures of the tc and rule requests: those of netlink
+ * (nl_errnos); a qdisc's ENOBUFS (net/sched/sch_generic.c:1003), its size
+ * table's ENOMEM (net/sched/sch_api.c:547), htb's class hash's ENOMEM
+ * (sch_api.c:738), a tcf_block's (net/sched/cls_api.c:1037, 1448),
+ * ingress's and clsact's tcx entry's (net/sched/sch_ingress.c:93, 260),
+ * prio's bands' (net/sched/sch_prio.c:203), pfifo_fast's rings'
+ * (net/sched/sch_generic.c:934); an htb class's ENOBUFS
+ * (net/sched/sch_htb.c:1846) and a rate estimator's
+ * (net/core/gen_estimator.c:159); a filter's chain ENOMEM
+ * (net/sched/cls_api.c:2352), its tcf_proto ENOBUFS (cls_api.c:382),
+ * u32's hash and key nodes' ENOBUFS and ENOMEM (net/sched/cls_u32.c:369,
+ * 375, 385, 1144, 1153), basic's and matchall's filter ENOBUFS
+ * (net/sched/cls_basic.c:82, 198; net/sched/cls_matchall.c:194), their
+ * tcf_exts' ENOMEM (cls_api.c:89, 3380), matchall's flow rule and action
+ * cookie for the offload ENOMEM (cls_matchall.c:96, cls_api.c:3852); an
+ * action's ENOMEM (net/sched/act_api.c:748), its cookie's (act_api.c:1423);
+ * a rule's ENOMEM (net/core/fib_rules.c:552, linux 6.12).
+ */
+static const int tc_errnos[] = { ENOMEM, ENOBUFS, 0 };
+
+/*
  * Clean failures of a write() to a tun or tap device: a tun's skb that
  * sock_alloc_send_pskb() cannot allocate is ENOBUFS (net/core/skbuff.c:6679),
  * a tap's page fragment or skb ENOMEM (drivers/net/tun.c:1617 and 1691,
@@ -240,6 +279,21 @@ static const unsigned short vlan_id = 7;
 #define MCAST6 "ff0e::1:2:3"
 
 /*
+ * What the tc variants add on the lower link: the root qdisc 1: and its
+ * class 1:10, filters of priority FILTER_PRIO, actions of index
+ * ACT_INDEX; and the rule the rule variants add.
+ */
+#define TC_ROOT TC_H_MAKE(1 << 16, 0)
+#define TC_CLASS TC_H_MAKE(1 << 16, 0x10)
+#define FILTER_PRIO 1
+#define ACT_INDEX 7
+#define ACT_SETTLE_MS 1000
+#define ACT_COOKIE "failnth cookie"
+#define RULE_PRIO 1000
+#define RULE_TABLE 100
+#define RULE_MARK 7
+
+/*
  * A link of a variant: of kind @kind (IFLA_INFO_KIND), named @name. The
  * RTM_NEWLINK variants add one; others make one before their call.
  */
@@ -277,6 +331,36 @@ struct link_state {
 	unsigned int txqlen;
 };
 
+struct nl_req;
+
+/*
+ * What a tc or rule variant adds with one request (RTM_NEWQDISC,
+ * RTM_NEWTCLASS, RTM_NEWTFILTER or RTM_NEWACTION on the lower link, or
+ * RTM_NEWRULE of the variant's family), and what the dumps of a success
+ * show of it; its RTM_DEL and RTM_GET types follow its RTM_NEW type.
+ */
+struct tc_spec {
+	int type;
+	/* TCA_KIND (an action's TCA_ACT_KIND), and what gives the kind. */
+	const char *kind, *config;
+	/* tcm_parent and tcm_handle (0: the kernel picks it). */
+	unsigned int parent, handle;
+	/* The qdisc made on the lower link before the sweep, or NULL. */
+	const struct tc_spec *base;
+	/* Adds TCA_OPTIONS (and TCA_RATE) to the request. */
+	void (*options)(struct nl_req *r);
+	/* The attribute of TCA_OPTIONS a success dumps (0: not looked at). */
+	unsigned short opt;
+	/* The pfifo qdiscs a success adds under it: bands, a class's leaf. */
+	int children;
+	/* A success has a rate estimator (TCA_STATS2's TCA_STATS_RATE_EST). */
+	bool est;
+	/* A qdisc's size table (TCA_STAB), as a success dumps it. */
+	bool stab;
+	/* The action a success adds (at ACT_INDEX), of this kind, or NULL. */
+	const char *act;
+};
+
 /* Shared by the callbacks of a sweep; fds are -1 when closed. */
 struct net_ctx {
 	/* AF_INET or AF_INET6, and its socket address's size. */
@@ -294,6 +378,8 @@ struct net_ctx {
 	char alias[64];
 	/* A point's client (or new socket) and the end accepted for it. */
 	int fd, peer;
+	/* The routing table of the route variants. */
+	unsigned char table;
 	/* Whether the dump under test ended with NLMSG_DONE. */
 	bool done;
 	/* Whether a read said replies were lost (ENOBUFS, netlink(7)). */
@@ -335,6 +421,14 @@ struct net_ctx {
 	char qdisc[16];
 	unsigned char pkt[TAP_HLEN + TUN_IP_LEN];
 	size_t pkt_len;
+	/*
+	 * A tc or rule variant (its lower link's qdisc, before the sweep, in
+	 * qdisc): what tc_count() counts, and what it counted before.
+	 */
+	const struct tc_spec *tc;
+	int tc_ours, tc_all, tc_qdiscs, tc_children, tc_acts;
+	int tc_all0, tc_qdiscs0;
+	bool tc_est;
 	char buf[NL_BUF];
 };
 
@@ -459,6 +553,9 @@ struct nl_req {
 		struct rtmsg rtm;
 		struct nhmsg nhm;
 		struct br_port_msg bpm;
+		struct tcmsg tcm;
+		struct tcamsg tca;
+		struct fib_rule_hdr frh;
 	};
 	char attrs[256];
 };
@@ -481,6 +578,42 @@ static struct rtattr *nl_attr(struct nl_req *r, unsigned short type,
 static void nl_nest_end(struct nl_req *r, struct rtattr *nest)
 {
 	nest->rta_len = (char *)r + r->nh.nlmsg_len - (char *)nest;
+}
+
+/*
+ * The action ACT_INDEX of @kind as the first in the list @type of @r: to
+ * add (with the cookie ACT_COOKIE, and its parameters: a gact that passes
+ * the packet on, a mirred that redirects it to lo), or, @add false, by
+ * its index.
+ */
+static void nl_act(struct nl_req *r, unsigned short type, const char *kind,
+		   bool add)
+{
+	struct rtattr *list = nl_attr(r, type, NULL, 0);
+	struct rtattr *act = nl_attr(r, 1, NULL, 0), *opt;
+	struct tc_mirred mirred = {
+		.index = ACT_INDEX,
+		.action = TC_ACT_STOLEN,
+		.eaction = TCA_EGRESS_REDIR,
+		.ifindex = 1,
+	};
+	struct tc_gact gact = { .index = ACT_INDEX, .action = TC_ACT_OK };
+	unsigned int index = ACT_INDEX;
+
+	nl_attr(r, TCA_ACT_KIND, kind, strlen(kind) + 1);
+	if (add) {
+		nl_attr(r, TCA_ACT_COOKIE, ACT_COOKIE, sizeof(ACT_COOKIE));
+		opt = nl_attr(r, TCA_ACT_OPTIONS, NULL, 0);
+		if (!strcmp(kind, "mirred"))
+			nl_attr(r, TCA_MIRRED_PARMS, &mirred, sizeof(mirred));
+		else
+			nl_attr(r, TCA_GACT_PARMS, &gact, sizeof(gact));
+		nl_nest_end(r, opt);
+	} else {
+		nl_attr(r, TCA_ACT_INDEX, &index, sizeof(index));
+	}
+	nl_nest_end(r, act);
+	nl_nest_end(r, list);
 }
 
 /*
@@ -565,6 +698,20 @@ static int nl_dump(struct net_ctx *c, int type, int family,
 	} else if (type == RTM_GETADDR) {
 		r.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifaddrmsg));
 		r.ifa.ifa_family = family;
+	} else if (type == RTM_GETQDISC || type == RTM_GETTCLASS ||
+		   type == RTM_GETTFILTER) {
+		/* The lower link's; its filters of the variant's parent. */
+		r.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct tcmsg));
+		r.tcm.tcm_ifindex = c->lower_index;
+		if (type == RTM_GETTFILTER)
+			r.tcm.tcm_parent = c->tc->parent;
+		/* Children made by a qdisc or class are not otherwise. */
+		if (type == RTM_GETQDISC)
+			nl_attr(&r, TCA_DUMP_INVISIBLE, NULL, 0);
+	} else if (type == RTM_GETACTION) {
+		/* The variant's kind (the dump passes the index over). */
+		r.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct tcamsg));
+		nl_act(&r, TCA_ACT_TAB, c->tc->act, false);
 	} else {
 		r.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct rtmsg));
 		r.rtm.rtm_family = family;
@@ -799,9 +946,32 @@ static int rta_int(struct rtattr *rta)
 {
 	int val = 0;
 
-	if (RTA_PAYLOAD(rta) == sizeof(val))
+	if (rta && RTA_PAYLOAD(rta) == sizeof(val))
 		memcpy(&val, RTA_DATA(rta), sizeof(val));
 	return val;
+}
+
+/* The first attribute of type @type among @len bytes from @rta, or NULL. */
+static struct rtattr *rta_find(struct rtattr *rta, int len, unsigned short type)
+{
+	for (; RTA_OK(rta, len); rta = RTA_NEXT(rta, len))
+		if ((rta->rta_type & NLA_TYPE_MASK) == type)
+			return rta;
+	return NULL;
+}
+
+/* The attribute of type @type nested in @nest (which may be NULL). */
+static struct rtattr *rta_nested(struct rtattr *nest, unsigned short type)
+{
+	return nest ? rta_find(RTA_DATA(nest), RTA_PAYLOAD(nest), type) : NULL;
+}
+
+/* A filter's tcm_info: its priority and protocol (every one). */
+static unsigned int tc_info(const struct tc_spec *s)
+{
+	return s->type == RTM_NEWTFILTER ?
+		       TC_H_MAKE(FILTER_PRIO << 16, htons(ETH_P_ALL)) :
+		       0;
 }
 
 /* IFLA_LINKINFO's kinds, and whether it holds a port's data. */
@@ -1008,7 +1178,7 @@ static bool is_our_route(struct net_ctx *c, struct nlmsghdr *nh)
 	int dst_len = route_of(c->family, &want);
 
 	return nh->nlmsg_type == RTM_NEWROUTE && rtm->rtm_family == c->family &&
-	       rtm->rtm_table == RT_TABLE_MAIN && rtm->rtm_dst_len == dst_len &&
+	       rtm->rtm_table == c->table && rtm->rtm_dst_len == dst_len &&
 	       has_addr(nh, sizeof(*rtm), RTA_DST, c->family, &want);
 }
 
@@ -1035,7 +1205,7 @@ static int nl_addr(struct net_ctx *c, int type)
 
 /*
  * An RTM_NEWROUTE or RTM_DELROUTE of ROUTE/ROUTE_PREFIX (or, for IPv6,
- * ROUTE6/ROUTE6_PREFIX) via lo.
+ * ROUTE6/ROUTE6_PREFIX) via lo, in the table c->table.
  */
 static int nl_route(struct net_ctx *c, int type)
 {
@@ -1046,7 +1216,7 @@ static int nl_route(struct net_ctx *c, int type)
 			(type == RTM_NEWROUTE ? NLM_F_CREATE | NLM_F_EXCL : 0),
 		.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct rtmsg)),
 		.rtm.rtm_family = c->family,
-		.rtm.rtm_table = RT_TABLE_MAIN,
+		.rtm.rtm_table = c->table,
 		.rtm.rtm_protocol = RTPROT_STATIC,
 		.rtm.rtm_scope = RT_SCOPE_LINK,
 		.rtm.rtm_type = RTN_UNICAST,
@@ -1077,6 +1247,177 @@ static bool listed(struct net_ctx *c, int type,
 		 nr < 0 ? 0 : nr, want, nr < 0 ? ": the dump failed: " : "",
 		 nr < 0 ? strerror(-nr) : "");
 	return false;
+}
+
+/* ---- traffic control and policy routing --------------------------- */
+
+/*
+ * The request of @s (@add) or its removal, acknowledged. A rule sends
+ * to the table RULE_TABLE the packets of mark RULE_MARK, at RULE_PRIO.
+ */
+static int tc_ask(struct net_ctx *c, const struct tc_spec *s, bool add)
+{
+	struct nl_req r = {
+		.nh.nlmsg_type = add ? s->type : s->type + 1,
+		.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK |
+				  (add ? NLM_F_CREATE | NLM_F_EXCL : 0),
+		.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct tcmsg)),
+		.tcm.tcm_ifindex = c->lower_index,
+		.tcm.tcm_parent = s->parent,
+		.tcm.tcm_handle = s->handle,
+		.tcm.tcm_info = tc_info(s),
+	};
+	unsigned int rule[] = { RULE_PRIO, RULE_TABLE, RULE_MARK };
+
+	if (s->type == RTM_NEWRULE) {
+		memset(&r.frh, 0, sizeof(r.frh));
+		r.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct fib_rule_hdr));
+		r.frh.family = c->family;
+		r.frh.action = FR_ACT_TO_TBL;
+		nl_attr(&r, FRA_PRIORITY, &rule[0], sizeof(rule[0]));
+		nl_attr(&r, FRA_TABLE, &rule[1], sizeof(rule[1]));
+		nl_attr(&r, FRA_FWMARK, &rule[2], sizeof(rule[2]));
+	} else if (s->type == RTM_NEWACTION) {
+		memset(&r.tcm, 0, sizeof(r.tcm));
+		r.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct tcamsg));
+		nl_act(&r, TCA_ACT_TAB, s->kind, add);
+	} else {
+		nl_attr(&r, TCA_KIND, s->kind, strlen(s->kind) + 1);
+		if (add && s->options)
+			s->options(&r);
+	}
+	return nl_ask(c, &r, NULL);
+}
+
+/*
+ * Counts, in a qdisc, class or filter dump of the lower link, the objects
+ * of the variant's type (c->tc_all) and those that are its object, with
+ * its kind, parent, handle, priority and options; in a qdisc dump, all
+ * qdiscs (c->tc_qdiscs) and the pfifo children of its handle's major;
+ * whether the object has a rate estimator (c->tc_est).
+ */
+static bool is_our_tc(struct net_ctx *c, struct nlmsghdr *nh)
+{
+	const struct tc_spec *s = c->tc;
+	struct tcmsg *t = NLMSG_DATA(nh);
+	int len = nh->nlmsg_len - NLMSG_LENGTH(sizeof(*t));
+	struct rtattr *rta = (void *)((char *)t + NLMSG_ALIGN(sizeof(*t)));
+	struct rtattr *kind = rta_find(rta, len, TCA_KIND);
+	struct rtattr *stats = rta_find(rta, len, TCA_STATS2);
+	char name[16] = "";
+
+	if ((nh->nlmsg_type != RTM_NEWQDISC &&
+	     nh->nlmsg_type != RTM_NEWTCLASS &&
+	     nh->nlmsg_type != RTM_NEWTFILTER) ||
+	    t->tcm_ifindex != c->lower_index)
+		return false;
+	if (kind)
+		rta_string(name, sizeof(name), kind);
+	if (nh->nlmsg_type == RTM_NEWQDISC) {
+		c->tc_qdiscs++;
+		if (!strcmp(name, "pfifo") && t->tcm_parent != TC_H_ROOT &&
+		    TC_H_MAJ(t->tcm_parent) == TC_H_MAJ(s->handle))
+			c->tc_children++;
+	}
+	if (nh->nlmsg_type != s->type)
+		return false;
+	c->tc_all++;
+	if (strcmp(name, s->kind) || t->tcm_parent != s->parent ||
+	    (s->handle && t->tcm_handle != s->handle) ||
+	    (s->type == RTM_NEWTFILTER && t->tcm_info != tc_info(s)) ||
+	    (s->opt && !rta_nested(rta_find(rta, len, TCA_OPTIONS), s->opt)) ||
+	    (s->stab &&
+	     !rta_nested(rta_find(rta, len, TCA_STAB), TCA_STAB_BASE)))
+		return false;
+	c->tc_est = rta_nested(stats, TCA_STATS_RATE_EST) ||
+		    rta_nested(stats, TCA_STATS_RATE_EST64);
+	return true;
+}
+
+/*
+ * Counts, in an action dump (of c->tc's action kind), the actions of
+ * index ACT_INDEX with the cookie ACT_COOKIE: their parameters
+ * (TCA_GACT_PARMS and TCA_MIRRED_PARMS are both 2) start with tc_gen's
+ * index.
+ */
+static bool is_our_act(struct net_ctx *c, struct nlmsghdr *nh)
+{
+	struct tcamsg *t = NLMSG_DATA(nh);
+	int len = nh->nlmsg_len - NLMSG_LENGTH(sizeof(*t)), alen;
+	struct rtattr *rta = (void *)((char *)t + NLMSG_ALIGN(sizeof(*t)));
+	struct rtattr *tab = rta_find(rta, len, TCA_ACT_TAB), *act, *parms;
+	struct rtattr *cookie;
+	unsigned int index;
+
+	if (nh->nlmsg_type != RTM_GETACTION || !tab)
+		return false;
+	alen = RTA_PAYLOAD(tab);
+	for (act = RTA_DATA(tab); RTA_OK(act, alen);
+	     act = RTA_NEXT(act, alen)) {
+		parms = rta_nested(rta_nested(act, TCA_ACT_OPTIONS),
+				   TCA_GACT_PARMS);
+		cookie = rta_nested(act, TCA_ACT_COOKIE);
+		if (!parms || RTA_PAYLOAD(parms) < sizeof(index) || !cookie ||
+		    RTA_PAYLOAD(cookie) != sizeof(ACT_COOKIE) ||
+		    memcmp(RTA_DATA(cookie), ACT_COOKIE, sizeof(ACT_COOKIE)))
+			continue;
+		memcpy(&index, RTA_DATA(parms), sizeof(index));
+		if (index == ACT_INDEX)
+			c->tc_acts++;
+	}
+	return true;
+}
+
+/* Counts the rules of the family (c->tc_all), and whether ours is one. */
+static bool is_our_rule(struct net_ctx *c, struct nlmsghdr *nh)
+{
+	struct fib_rule_hdr *f = NLMSG_DATA(nh);
+	int len = nh->nlmsg_len - NLMSG_LENGTH(sizeof(*f));
+	struct rtattr *rta = (void *)((char *)f + NLMSG_ALIGN(sizeof(*f)));
+
+	if (nh->nlmsg_type != RTM_NEWRULE || f->family != c->family)
+		return false;
+	c->tc_all++;
+	return f->action == FR_ACT_TO_TBL &&
+	       rta_int(rta_find(rta, len, FRA_PRIORITY)) == RULE_PRIO &&
+	       rta_int(rta_find(rta, len, FRA_TABLE)) == RULE_TABLE &&
+	       rta_int(rta_find(rta, len, FRA_FWMARK)) == RULE_MARK;
+}
+
+/*
+ * Dumps what c->tc's variant looks at: its object (c->tc_ours), the
+ * objects of its type, the lower link's qdiscs and children, its action.
+ * Returns 0 or -errno.
+ */
+static int tc_count(struct net_ctx *c)
+{
+	const struct tc_spec *s = c->tc;
+	int nr = 0;
+
+	c->tc_ours = 0;
+	c->tc_all = 0;
+	c->tc_qdiscs = 0;
+	c->tc_children = 0;
+	c->tc_acts = 0;
+	c->tc_est = false;
+	if (s->type == RTM_NEWRULE) {
+		nr = nl_dump(c, RTM_GETRULE, c->family, is_our_rule);
+		c->tc_ours = nr;
+		return nr < 0 ? nr : 0;
+	}
+	if (s->type != RTM_NEWACTION && s->type != RTM_NEWQDISC)
+		nr = nl_dump(c, s->type + 2, AF_UNSPEC, is_our_tc);
+	if (nr >= 0)
+		c->tc_ours = nr;
+	if (nr >= 0 && s->type != RTM_NEWACTION)
+		nr = nl_dump(c, RTM_GETQDISC, AF_UNSPEC, is_our_tc);
+	if (nr >= 0 && s->type == RTM_NEWQDISC)
+		c->tc_ours = nr;
+	if (nr >= 0 && s->act)
+		nr = nl_dump(c, RTM_GETACTION, AF_UNSPEC, is_our_act);
+	if (s->type == RTM_NEWACTION)
+		c->tc_ours = c->tc_acts;
+	return nr < 0 ? nr : 0;
 }
 
 /* ---- the scenarios ------------------------------------------------ */
@@ -1485,7 +1826,7 @@ static int newroute_action(void *arg)
 			    is_our_route);
 }
 
-/* A success lists the route in the main table; a failure does not. */
+/* A success lists the route in its table; a failure does not. */
 static bool newroute_check(void *arg, int ret, char *why, size_t size)
 {
 	struct net_ctx *c = arg;
@@ -2397,6 +2738,150 @@ static void rtnl_cleanup(struct __test_metadata *_metadata, void *arg, int ret)
 	}
 }
 
+/*
+ * Removes what a success added (with it, its children and action). A
+ * filter's action goes with the filter after an RCU grace period, in a
+ * work item (net/sched/cls_matchall.c:mall_destroy(), tcf_queue_work()):
+ * waits, up to ACT_SETTLE_MS, for it to go, so that the next point
+ * starts equal.
+ */
+static void tc_cleanup(struct __test_metadata *_metadata, void *arg, int ret)
+{
+	struct net_ctx *c = arg;
+	int ms;
+
+	if (ret >= 0)
+		EXPECT_EQ(0, tc_ask(c, c->tc, false));
+	if (!c->tc->act || c->tc->type == RTM_NEWACTION)
+		return;
+	for (ms = 0; !tc_count(c) && c->tc_acts && ms < ACT_SETTLE_MS; ms += 10)
+		usleep(10 * 1000);
+	EXPECT_EQ(0, c->tc_acts)
+	{
+		TH_LOG("the %s action outlived its filter by %d ms", c->tc->act,
+		       ms);
+	}
+}
+
+/*
+ * The lower link's qdisc (IFLA_QDISC), and what the dumps list, before
+ * the sweep; c->tc's variant adds its base qdisc first, and its object
+ * once (then removes it), or skips for a kind or family the kernel lacks:
+ * ENOENT (a qdisc's, net/sched/sch_api.c:1310; a filter's,
+ * net/sched/cls_api.c:tcf_proto_lookup_ops(); an action's,
+ * net/sched/act_api.c:tc_action_load_ops()) or EAFNOSUPPORT (a rule's,
+ * net/core/fib_rules.c:798, linux 6.12).
+ */
+static void tc_setup(struct __test_metadata *_metadata, struct net_ctx *c)
+{
+	const struct tc_spec *const need[] = { c->tc->base, c->tc };
+	char msg[128];
+	int i, err;
+
+	for (i = 0; i < ARRAY_SIZE(need); i++) {
+		if (!need[i])
+			continue;
+		err = tc_ask(c, need[i], true);
+		if (err == -ENOENT || err == -EOPNOTSUPP ||
+		    err == -EAFNOSUPPORT) {
+			snprintf(msg, sizeof(msg), "no %s: %s: needs %s",
+				 need[i]->kind, strerror(-err),
+				 need[i]->config);
+			SKIP(return, "%s", msg);
+		}
+		ASSERT_EQ(0, err);
+	}
+	tc_cleanup(_metadata, c, 0);
+	if (c->lower_index) {
+		ASSERT_EQ(1, links_named(c, AF_UNSPEC, c->lower->name));
+		memcpy(c->qdisc, c->ls.qdisc, sizeof(c->qdisc));
+	}
+	ASSERT_EQ(0, tc_count(c));
+	ASSERT_EQ(0, c->tc_ours);
+	c->tc_all0 = c->tc_all;
+	c->tc_qdiscs0 = c->tc_qdiscs;
+}
+
+/*
+ * The request: a qdisc (net/sched/sch_api.c:qdisc_create(): the Qdisc,
+ * the kind's init: htb's class hash and tcf_block, prio's bands' pfifo
+ * qdiscs), an htb class (net/sched/sch_htb.c:htb_change_class(): the
+ * class, its tcf_block, its rate estimator, its leaf pfifo), a filter
+ * (net/sched/cls_api.c:tc_new_tfilter(): the chain, the tcf_proto and the
+ * kind's init and change: u32's hash node and key node, basic's and
+ * matchall's filter and their tcf_exts with the action's idr entry), an
+ * action (net/sched/act_api.c:tcf_action_init_1(): its idr entry,
+ * tcf_idr_create()) or a rule (net/core/fib_rules.c:fib_nl_newrule()). A
+ * lost acknowledgment is resolved by asking.
+ */
+static int tc_action(void *arg)
+{
+	struct net_ctx *c = arg;
+	int ret = tc_ask(c, c->tc, true);
+
+	if (!c->lost)
+		return ret;
+	return !tc_count(c) && c->tc_ours == 1 ? 0 : ret;
+}
+
+/*
+ * A success: the object is listed as it was asked for (kind, parent,
+ * handle, options), with its children (a prio's bands, an htb class's
+ * leaf), its rate estimator and its action; a new root qdisc is the
+ * link's. A failure: no object, no child, no action, no other object of
+ * its type (a half-made u32 hash node, say), and the link's qdisc as it
+ * was.
+ */
+static bool tc_check(void *arg, int ret, char *why, size_t size)
+{
+	struct net_ctx *c = arg;
+	const struct tc_spec *s = c->tc;
+	int want = ret < 0 ? 0 : 1, err = tc_count(c);
+	int qdiscs = c->tc_qdiscs0 +
+		     want * ((s->type == RTM_NEWQDISC) + s->children);
+	const char *qdisc = want ? s->kind : c->qdisc;
+	bool root = s->type == RTM_NEWQDISC && s->parent == TC_H_ROOT;
+
+	if (err) {
+		snprintf(why, size, "dumping %s: %s", s->kind, strerror(-err));
+		return false;
+	}
+	if (c->tc_ours != want || (!want && c->tc_all != c->tc_all0) ||
+	    (s->type == RTM_NEWRULE && c->tc_all != c->tc_all0 + want)) {
+		snprintf(why, size, "%s: %d listed of %d, expected %d of %s%d",
+			 s->kind, c->tc_ours, c->tc_all, want,
+			 want && s->type != RTM_NEWRULE ? "" : "exactly ",
+			 c->tc_all0 + want);
+		return false;
+	}
+	if (s->type != RTM_NEWRULE && s->type != RTM_NEWACTION &&
+	    (c->tc_qdiscs != qdiscs || c->tc_children != want * s->children)) {
+		snprintf(why, size,
+			 "%s: %d qdiscs, %d its pfifos, expected %d, %d",
+			 s->kind, c->tc_qdiscs, c->tc_children, qdiscs,
+			 want * s->children);
+		return false;
+	}
+	if (s->est && c->tc_est != want) {
+		snprintf(why, size, "%s %s a rate estimator", s->kind,
+			 c->tc_est ? "has" : "lacks");
+		return false;
+	}
+	if (s->act && s->type != RTM_NEWACTION && c->tc_acts != want) {
+		snprintf(why, size, "%d %s actions of index %d, expected %d",
+			 c->tc_acts, s->act, ACT_INDEX, want);
+		return false;
+	}
+	if (!root)
+		return true;
+	if (links_named(c, AF_UNSPEC, c->lower->name) == 1 &&
+	    !strcmp(c->ls.qdisc, qdisc))
+		return true;
+	snprintf(why, size, "%s has qdisc \"%s\", expected %s", c->lower->name,
+		 c->ls.qdisc, qdisc);
+	return false;
+}
+
 static void socket_cleanup(struct __test_metadata *_metadata, void *arg,
 			   int ret)
 {
@@ -2425,6 +2910,10 @@ FIXTURE_VARIANT(net)
 	bool tun_up;
 	/* The bridge and its port, made up before the sweep. */
 	bool mdb;
+	/* What a tc or rule variant adds (on the lower link). */
+	const struct tc_spec *tc;
+	/* The route variants' table, if not the main one. */
+	unsigned char table;
 };
 
 static const struct link_spec sit_link = {
@@ -2483,6 +2972,228 @@ static const struct link_spec macvlan_link = {
 	.name = "failnth_mv",
 	.config = "CONFIG_MACVLAN",
 	.on_lower = true,
+};
+
+/* An htb root qdisc 1: whose unclassified packets go to class 1:10. */
+static void htb_options(struct nl_req *r)
+{
+	struct tc_htb_glob glob = {
+		.version = TC_HTB_PROTOVER,
+		.rate2quantum = 10,
+		.defcls = TC_H_MIN(TC_CLASS),
+	};
+	struct rtattr *opt = nl_attr(r, TCA_OPTIONS, NULL, 0);
+
+	nl_attr(r, TCA_HTB_INIT, &glob, sizeof(glob));
+	nl_nest_end(r, opt);
+}
+
+/*
+ * Three bands, pfifo each, with the default priority map; and a size
+ * table that adds 4 bytes of overhead to each packet (TCA_STAB).
+ */
+static void prio_options(struct nl_req *r)
+{
+	struct tc_prio_qopt qopt = {
+		.bands = 3,
+		.priomap = { 1, 2, 2, 2, 1, 2, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1 },
+	};
+	struct tc_sizespec size = { .overhead = 4 };
+	struct rtattr *stab;
+
+	nl_attr(r, TCA_OPTIONS, &qopt, sizeof(qopt));
+	stab = nl_attr(r, TCA_STAB, NULL, 0);
+	nl_attr(r, TCA_STAB_BASE, &size, sizeof(size));
+	nl_nest_end(r, stab);
+}
+
+/* 1 Mbit/s, and a rate estimator (every second, averaged over 4). */
+static void htb_class_options(struct nl_req *r)
+{
+	struct tc_htb_opt hopt = {
+		.rate.rate = 125000,
+		.rate.linklayer = TC_LINKLAYER_ETHERNET,
+		.ceil.rate = 125000,
+		.ceil.linklayer = TC_LINKLAYER_ETHERNET,
+		.buffer = 10000,
+		.cbuffer = 10000,
+	};
+	struct tc_estimator est = { .interval = 0, .ewma_log = 2 };
+	struct rtattr *opt = nl_attr(r, TCA_OPTIONS, NULL, 0);
+
+	nl_attr(r, TCA_HTB_PARMS, &hopt, sizeof(hopt));
+	nl_nest_end(r, opt);
+	nl_attr(r, TCA_RATE, &est, sizeof(est));
+}
+
+/* One key: IPv4 packets to 10.0.0.0/8 (the destination, at offset 16). */
+static void u32_options(struct nl_req *r)
+{
+	char sel[sizeof(struct tc_u32_sel) + sizeof(struct tc_u32_key)] = {};
+	struct tc_u32_sel hdr = { .flags = TC_U32_TERMINAL, .nkeys = 1 };
+	struct tc_u32_key key = {
+		.mask = htonl(0xff000000),
+		.val = htonl(0x0a000000),
+		.off = 16,
+	};
+	struct rtattr *opt = nl_attr(r, TCA_OPTIONS, NULL, 0);
+
+	memcpy(sel, &hdr, sizeof(hdr));
+	memcpy(sel + sizeof(hdr), &key, sizeof(key));
+	nl_attr(r, TCA_U32_SEL, sel, sizeof(sel));
+	nl_nest_end(r, opt);
+}
+
+/* Every packet to class 1:1. */
+static void basic_options(struct nl_req *r)
+{
+	unsigned int classid = TC_H_MAKE(TC_ROOT, 1);
+	struct rtattr *opt = nl_attr(r, TCA_OPTIONS, NULL, 0);
+
+	nl_attr(r, TCA_BASIC_CLASSID, &classid, sizeof(classid));
+	nl_nest_end(r, opt);
+}
+
+/* Every packet to the action ACT_INDEX: a gact's pass, or a mirred's. */
+static void matchall_options(struct nl_req *r, const char *act)
+{
+	struct rtattr *opt = nl_attr(r, TCA_OPTIONS, NULL, 0);
+
+	nl_act(r, TCA_MATCHALL_ACT, act, true);
+	nl_nest_end(r, opt);
+}
+
+static void matchall_gact_options(struct nl_req *r)
+{
+	matchall_options(r, "gact");
+}
+
+static void matchall_mirred_options(struct nl_req *r)
+{
+	matchall_options(r, "mirred");
+}
+
+static const struct tc_spec htb_qdisc = {
+	.type = RTM_NEWQDISC,
+	.kind = "htb",
+	.config = "CONFIG_NET_SCH_HTB",
+	.parent = TC_H_ROOT,
+	.handle = TC_ROOT,
+	.options = htb_options,
+	.opt = TCA_HTB_INIT,
+};
+
+static const struct tc_spec prio_qdisc = {
+	.type = RTM_NEWQDISC,
+	.kind = "prio",
+	.config = "CONFIG_NET_SCH_PRIO",
+	.parent = TC_H_ROOT,
+	.handle = TC_ROOT,
+	.options = prio_options,
+	.children = 3,
+	.stab = true,
+};
+
+/* Its three bands' rings, of the link's tx_queue_len each. */
+static const struct tc_spec pfifo_fast_qdisc = {
+	.type = RTM_NEWQDISC,
+	.kind = "pfifo_fast",
+	.config = "CONFIG_NET_SCHED",
+	.parent = TC_H_ROOT,
+	.handle = TC_ROOT,
+};
+
+static const struct tc_spec ingress_qdisc = {
+	.type = RTM_NEWQDISC,
+	.kind = "ingress",
+	.config = "CONFIG_NET_SCH_INGRESS",
+	.parent = TC_H_INGRESS,
+	.handle = TC_H_MAKE(TC_H_INGRESS, 0),
+};
+
+static const struct tc_spec clsact_qdisc = {
+	.type = RTM_NEWQDISC,
+	.kind = "clsact",
+	.config = "CONFIG_NET_SCH_INGRESS",
+	.parent = TC_H_CLSACT,
+	.handle = TC_H_MAKE(TC_H_CLSACT, 0),
+};
+
+static const struct tc_spec htb_class = {
+	.type = RTM_NEWTCLASS,
+	.kind = "htb",
+	.config = "CONFIG_NET_SCH_HTB",
+	.parent = TC_H_ROOT,
+	.handle = TC_CLASS,
+	.base = &htb_qdisc,
+	.options = htb_class_options,
+	.opt = TCA_HTB_PARMS,
+	.children = 1,
+	.est = true,
+};
+
+static const struct tc_spec u32_filter = {
+	.type = RTM_NEWTFILTER,
+	.kind = "u32",
+	.config = "CONFIG_NET_CLS_U32",
+	.parent = TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_INGRESS),
+	.base = &clsact_qdisc,
+	.options = u32_options,
+	.opt = TCA_U32_SEL,
+};
+
+static const struct tc_spec basic_filter = {
+	.type = RTM_NEWTFILTER,
+	.kind = "basic",
+	.config = "CONFIG_NET_CLS_BASIC",
+	.parent = TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_INGRESS),
+	.handle = 1,
+	.base = &clsact_qdisc,
+	.options = basic_options,
+	.opt = TCA_BASIC_CLASSID,
+};
+
+static const struct tc_spec matchall_gact_filter = {
+	.type = RTM_NEWTFILTER,
+	.kind = "matchall",
+	.config = "CONFIG_NET_CLS_MATCHALL and CONFIG_NET_ACT_GACT",
+	.parent = TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_INGRESS),
+	.handle = 1,
+	.base = &clsact_qdisc,
+	.options = matchall_gact_options,
+	.opt = TCA_MATCHALL_ACT,
+	.act = "gact",
+};
+
+static const struct tc_spec matchall_mirred_filter = {
+	.type = RTM_NEWTFILTER,
+	.kind = "matchall",
+	.config = "CONFIG_NET_CLS_MATCHALL and CONFIG_NET_ACT_MIRRED",
+	.parent = TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_INGRESS),
+	.handle = 1,
+	.base = &clsact_qdisc,
+	.options = matchall_mirred_options,
+	.opt = TCA_MATCHALL_ACT,
+	.act = "mirred",
+};
+
+static const struct tc_spec gact_action = {
+	.type = RTM_NEWACTION,
+	.kind = "gact",
+	.config = "CONFIG_NET_ACT_GACT",
+	.act = "gact",
+};
+
+static const struct tc_spec rule4 = {
+	.type = RTM_NEWRULE,
+	.kind = "rule",
+	.config = "CONFIG_IP_MULTIPLE_TABLES",
+};
+
+static const struct tc_spec rule6 = {
+	.type = RTM_NEWRULE,
+	.kind = "rule",
+	.config = "CONFIG_IPV6_MULTIPLE_TABLES",
 };
 
 FAILNTH_VARIANT_MORE(net, socket_tcp, (.family = AF_INET),
@@ -2673,6 +3384,94 @@ FAILNTH_VARIANT_MORE(net, ipv6_add_membership, (.family = AF_INET6),
 		     .action = mcast_action, .check = mcast_check,
 		     .cleanup = mcast_cleanup);
 
+FAILNTH_VARIANT_MORE(net, rtm_newqdisc_htb,
+		     (.family = AF_INET, .lower = &lower_link,
+		      .tc = &htb_qdisc),
+		     .allowed = tc_errnos, .action = tc_action,
+		     .check = tc_check, .cleanup = tc_cleanup);
+
+FAILNTH_VARIANT_MORE(net, rtm_newqdisc_prio,
+		     (.family = AF_INET, .lower = &lower_link,
+		      .tc = &prio_qdisc),
+		     .allowed = tc_errnos, .action = tc_action,
+		     .check = tc_check, .cleanup = tc_cleanup);
+
+FAILNTH_VARIANT_MORE(net, rtm_newqdisc_pfifo_fast,
+		     (.family = AF_INET, .lower = &lower_link,
+		      .tc = &pfifo_fast_qdisc),
+		     .allowed = tc_errnos, .action = tc_action,
+		     .check = tc_check, .cleanup = tc_cleanup);
+
+FAILNTH_VARIANT_MORE(net, rtm_newqdisc_ingress,
+		     (.family = AF_INET, .lower = &lower_link,
+		      .tc = &ingress_qdisc),
+		     .allowed = tc_errnos, .action = tc_action,
+		     .check = tc_check, .cleanup = tc_cleanup);
+
+FAILNTH_VARIANT_MORE(net, rtm_newqdisc_clsact,
+		     (.family = AF_INET, .lower = &lower_link,
+		      .tc = &clsact_qdisc),
+		     .allowed = tc_errnos, .action = tc_action,
+		     .check = tc_check, .cleanup = tc_cleanup);
+
+FAILNTH_VARIANT_MORE(net, rtm_newtclass_htb,
+		     (.family = AF_INET, .lower = &lower_link,
+		      .tc = &htb_class),
+		     .allowed = tc_errnos, .action = tc_action,
+		     .check = tc_check, .cleanup = tc_cleanup);
+
+FAILNTH_VARIANT_MORE(net, rtm_newtfilter_u32,
+		     (.family = AF_INET, .lower = &lower_link,
+		      .tc = &u32_filter),
+		     .allowed = tc_errnos, .action = tc_action,
+		     .check = tc_check, .cleanup = tc_cleanup);
+
+FAILNTH_VARIANT_MORE(net, rtm_newtfilter_basic,
+		     (.family = AF_INET, .lower = &lower_link,
+		      .tc = &basic_filter),
+		     .allowed = tc_errnos, .action = tc_action,
+		     .check = tc_check, .cleanup = tc_cleanup);
+
+FAILNTH_VARIANT_MORE(net, rtm_newtfilter_mall_gact,
+		     (.family = AF_INET, .lower = &lower_link,
+		      .tc = &matchall_gact_filter),
+		     .allowed = tc_errnos, .action = tc_action,
+		     .check = tc_check, .cleanup = tc_cleanup);
+
+FAILNTH_VARIANT_MORE(net, rtm_newtfilter_mall_mirr,
+		     (.family = AF_INET, .lower = &lower_link,
+		      .tc = &matchall_mirred_filter),
+		     .allowed = tc_errnos, .action = tc_action,
+		     .check = tc_check, .cleanup = tc_cleanup);
+
+/*
+ * A route in a table of its own: the table is made with it
+ * (fib_new_table(), whose failure is ENOBUFS, net/ipv4/fib_frontend.c:913;
+ * IPv6's fib6_new_table(), net/ipv6/route.c:3806, linux 6.12), and stays.
+ */
+FAILNTH_VARIANT_MORE(net, rtm_newroute_table,
+		     (.family = AF_INET, .table = RULE_TABLE),
+		     .allowed = nl_errnos, .action = newroute_action,
+		     .check = newroute_check, .cleanup = rtnl_cleanup);
+
+FAILNTH_VARIANT_MORE(net, rtm_newroute6_table,
+		     (.family = AF_INET6, .table = RULE_TABLE),
+		     .allowed = nl_errnos, .action = newroute_action,
+		     .check = newroute_check, .cleanup = rtnl_cleanup);
+
+FAILNTH_VARIANT_MORE(net, rtm_newaction_gact,
+		     (.family = AF_INET, .tc = &gact_action),
+		     .allowed = tc_errnos, .action = tc_action,
+		     .check = tc_check, .cleanup = tc_cleanup);
+
+FAILNTH_VARIANT_MORE(net, rtm_newrule, (.family = AF_INET, .tc = &rule4),
+		     .allowed = tc_errnos, .action = tc_action,
+		     .check = tc_check, .cleanup = tc_cleanup);
+
+FAILNTH_VARIANT_MORE(net, rtm_newrule6, (.family = AF_INET6, .tc = &rule6),
+		     .allowed = tc_errnos, .action = tc_action,
+		     .check = tc_check, .cleanup = tc_cleanup);
+
 /* Brings the namespace's loopback device up. */
 static int lo_up(void)
 {
@@ -2822,6 +3621,7 @@ FIXTURE_SETUP(net)
 	c->tun = -1;
 	c->tun_rcv = -1;
 	c->family = variant->family;
+	c->table = variant->table ? variant->table : RT_TABLE_MAIN;
 	c->alen = loopback(c->family, &sa);
 	set_data();
 	if (missing)
@@ -2875,6 +3675,9 @@ FIXTURE_SETUP(net)
 		tun_up_setup(_metadata, c);
 	if (variant->mdb)
 		mdb_setup(_metadata, c);
+	c->tc = variant->tc;
+	if (c->tc && _metadata->exit_code != KSFT_SKIP)
+		tc_setup(_metadata, c);
 	if (_metadata->exit_code == KSFT_SKIP)
 		return;
 	c->nr_links = nl_dump(c, RTM_GETLINK, AF_UNSPEC, any_link);
