@@ -9,32 +9,41 @@
  * mqueue filesystem, a FUSE filesystem or an overlay (and, through an
  * overlay, copies a file up, sets an xattr, renames a directory, looks up
  * a copied-up file or a renamed directory, reads a merged or an impure
- * directory, opens a file by its handle), or makes a cgroup, with every
- * failslab and fail_page_alloc point on its path made to fail in turn (see
- * failnth.h).
+ * directory, opens a file by its handle), or makes a cgroup; or acts on
+ * another process or on its own credentials: moves a child into a cgroup,
+ * opens a cgroup's file or reads its memory.stat, makes a PSI trigger,
+ * writes a sysctl, a child's uid_map or memory (process_vm_writev(),
+ * /proc/PID/mem), reads a child's environ, pagemap, stack, map_files or
+ * exe link, joins another process's namespaces (setns() of a pidfd), sets
+ * its groups, and updates, links, reads, chowns or restricts keys, with
+ * every failslab and fail_page_alloc point on its path made to fail in
+ * turn (see failnth.h).
  * The call must succeed or fail with an allowed errno. A success leaves
  * the effect whole: the child ran and exited 0 and was reaped, the pidfd
  * works, the timer runs, the new namespace, filter, mount or cgroup is
  * there and usable, the copied-up file holds the lower one's bytes; a
  * failure leaves no child, no timer (nor its signal), no namespace, no
- * filter, no mount, no copy-up (or a whole one), no cgroup behind.
+ * filter, no mount, no copy-up (or a whole one), no cgroup behind; the
+ * writes and the moves leave their state whole or as it was, read back.
  *
- * execve(), unshare() and seccomp() change the caller for good, so they
- * run in a child that arms its own fail-nth (failnth_child.h); execve() is
- * traced, so that the sweep counts the points of execve() alone and not of
- * the new image.
+ * execve(), unshare(), setns() and seccomp() change the caller for good,
+ * so they run in a child that arms its own fail-nth (failnth_child.h);
+ * execve() is traced, so that the sweep counts the points of execve() alone
+ * and not of the new image.
  */
 
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/filter.h>
+#include <linux/capability.h>
 #include <linux/keyctl.h>
 #include <linux/magic.h>
 #include <linux/sched.h>
 #include <linux/seccomp.h>
 #include <mqueue.h>
 #include <net/if.h>
+#include <poll.h>
 #include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -42,10 +51,12 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <grp.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <sys/uio.h>
 #include <sys/utsname.h>
 #include <sys/xattr.h>
 #include <sys/vfs.h>
@@ -63,6 +74,8 @@
 /* The cgroup v2 hierarchy, and the child the cgroup scenario makes in it. */
 #define CG_ROOT "/sys/fs/cgroup"
 #define CG_DIR CG_ROOT "/failnth-task"
+/* CG_DIR as /proc/PID/cgroup gives it for a process in it. */
+#define CG_LINE "0::/failnth-task"
 
 /* The private tmpfs the mount scenario mounts on, and its mount point. */
 #define MNT_BASE "/tmp"
@@ -255,6 +268,8 @@ static const int ovl_readdir_errnos[] = { ENOMEM, 0 };
 
 #define REASON_NO_TMPFS_QUOTA "no tmpfs quotas: needs CONFIG_TMPFS_QUOTA"
 #define REASON_NO_MQUEUE "no POSIX message queues: needs CONFIG_POSIX_MQUEUE"
+#define REASON_NO_MEMCG \
+	"no memory controller in " CG_ROOT "/cgroup.subtree_control"
 
 /*
  * add_key() and joining a new session keyring: security/keys/key.c and
@@ -325,6 +340,18 @@ struct task_state {
 	timer_t timer;
 	bool timer_made;
 	long sigq_before;
+	/*
+	 * A write to a file opened in prepare (a cgroup's, /proc's): the fd,
+	 * what is written, and what the file or state held before.
+	 */
+	int wfd;
+	char wval[256];
+	char wold[256];
+	/* keys: the keys and keyrings prepare made for the action. */
+	int key_a, key_b;
+	unsigned char key_buf[64];
+	/* setns: the namespaces of the parent, whose pidfd is pidfd. */
+	ino_t ns_parent[3];
 };
 
 /* Reaps a child the action did not, then resets the state. */
@@ -1981,6 +2008,1404 @@ static bool seccomp_check(void *arg, int ret, char *why, size_t size)
 	return ok;
 }
 
+/*
+ * Writes to a file opened in prepare, so that the points are the write's
+ * alone: a cgroup's interface file, a /proc file.
+ */
+
+/* Opens @path for writing into st->wfd, to be written @val. */
+static void wfd_open(struct __test_metadata *_metadata, struct task_state *st,
+		     const char *path, const char *val)
+{
+	st->wfd = open(path, O_WRONLY | O_CLOEXEC);
+	ASSERT_LE(0, st->wfd)
+	{
+		TH_LOG("opening %s: %s", path, strerror(errno));
+	}
+	snprintf(st->wval, sizeof(st->wval), "%s", val);
+}
+
+/* The write: 0 when all of st->wval went in, else -errno (-EIO: short). */
+static int wfd_action(void *arg)
+{
+	struct task_state *st = arg;
+	ssize_t len = strlen(st->wval), ret = write(st->wfd, st->wval, len);
+
+	if (ret < 0)
+		return -errno;
+	return ret == len ? 0 : -EIO;
+}
+
+static void wfd_close(struct task_state *st)
+{
+	close_fd(&st->wfd);
+}
+
+/* Reads @path into @buf, its first line only: its length, or -errno. */
+static ssize_t read_line(const char *path, char *buf, size_t size)
+{
+	ssize_t len = read_file(path, buf, size);
+
+	if (len < 0)
+		return len;
+	buf[strcspn(buf, "\n")] = '\0';
+	return strlen(buf);
+}
+
+/*
+ * The memory the peer scenarios write in a stopped child: PEER_OLD there,
+ * PEER_NEW written from this process's peer_new. More pages than
+ * process_vm_writev() keeps on its stack (PVM_MAX_PP_ARRAY_COUNT, 16).
+ */
+#define PEER_LEN (20 * 4096)
+#define PEER_OLD 'o'
+#define PEER_NEW 'n'
+
+static char peer_buf[PEER_LEN];
+static char peer_new[PEER_LEN];
+
+/*
+ * What the peer reads give: the child's /proc file read, and what this
+ * process's own reads (the same, as the child is its fork).
+ */
+#define PEER_READ_LEN 4096
+static char peer_got[PEER_READ_LEN], peer_want[PEER_READ_LEN];
+
+/*
+ * A child that waits, stopped, for the scenario to act on it, after
+ * unshare(@flags) (none: 0); the test reaps it in pidfd_cleanup(). It
+ * writes peer_buf first, so that those pages are its own and not shared
+ * copy-on-write with this process: a write to them from outside would
+ * otherwise allocate, which is not what the peer scenarios are about.
+ */
+static void stopped_child(struct __test_metadata *_metadata,
+			  struct task_state *st, int flags)
+{
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		memset(peer_buf, PEER_OLD, sizeof(peer_buf));
+		if (flags && unshare(flags))
+			_exit(1);
+		raise(SIGSTOP);
+		pause();
+		_exit(0);
+	}
+	st->pid = pid;
+	ASSERT_EQ(pid, waitpid(pid, &status, WUNTRACED));
+	ASSERT_TRUE(WIFSTOPPED(status))
+	{
+		TH_LOG("child %d ended with status 0x%x, not stopped", pid,
+		       status);
+	}
+}
+
+/*
+ * process_vm_writev() of PEER_LEN bytes into the child:
+ * mm/process_vm_access.c:process_vm_rw_core() allocates the array of its
+ * pages when there are more than 16 (mm/process_vm_access.c:185-193,
+ * ENOMEM, linux 6.12).
+ */
+static const int peer_vm_errnos[] = { ENOMEM, 0 };
+
+/*
+ * A write to /proc/PID/mem of the child: fs/proc/base.c:mem_rw() copies
+ * through a page it allocates (fs/proc/base.c:891-893, ENOMEM, linux
+ * 6.12).
+ */
+static const int peer_mem_errnos[] = { ENOMEM, 0 };
+
+static void peer_vm_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	stopped_child(_metadata, arg, 0);
+}
+
+static int peer_vm_action(void *arg)
+{
+	struct task_state *st = arg;
+	struct iovec local = { .iov_base = peer_new, .iov_len = PEER_LEN };
+	struct iovec remote = { .iov_base = peer_buf, .iov_len = PEER_LEN };
+	ssize_t ret = process_vm_writev(st->pid, &local, 1, &remote, 1, 0);
+
+	return ret < 0 ? -errno : (int)ret;
+}
+
+static void peer_mem_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct task_state *st = arg;
+	char path[64];
+
+	stopped_child(_metadata, st, 0);
+	snprintf(path, sizeof(path), "/proc/%d/mem", st->pid);
+	wfd_open(_metadata, st, path, "");
+}
+
+static int peer_mem_action(void *arg)
+{
+	struct task_state *st = arg;
+	ssize_t ret =
+		pwrite(st->wfd, peer_new, PEER_LEN, (off_t)(uintptr_t)peer_buf);
+
+	return ret < 0 ? -errno : (int)ret;
+}
+
+/*
+ * A success: the child's peer_buf reads PEER_NEW, a short one in its
+ * first @ret bytes only; the rest, and all of it after a failure, reads
+ * PEER_OLD (read with process_vm_readv(), unarmed).
+ */
+static bool peer_check(void *arg, int ret, char *why, size_t size)
+{
+	static char got[PEER_LEN];
+	struct task_state *st = arg;
+	struct iovec local = { .iov_base = got, .iov_len = PEER_LEN };
+	struct iovec remote = { .iov_base = peer_buf, .iov_len = PEER_LEN };
+	int done = ret < 0 ? 0 : ret, i;
+
+	if (process_vm_readv(st->pid, &local, 1, &remote, 1, 0) != PEER_LEN) {
+		snprintf(why, size, "reading child %d back: %s", st->pid,
+			 strerror(errno));
+		return false;
+	}
+	for (i = 0; i < PEER_LEN; i++) {
+		if (got[i] == (i < done ? PEER_NEW : PEER_OLD))
+			continue;
+		snprintf(why, size, "the write gave %d, yet byte %d is '%c'",
+			 ret, i, got[i]);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Reads of the child's /proc files: fs/proc/base.c:environ_read() copies
+ * through a page it allocates (fs/proc/base.c:999-1001),
+ * fs/proc/task_mmu.c:pagemap_read() allocates its buffer of entries
+ * (fs/proc/task_mmu.c:1999-2002), proc_pid_stack() its array of return
+ * addresses (fs/proc/base.c:480-483, CONFIG_STACKTRACE) and
+ * proc_map_files_readdir() the list of mapped files (fs/proc/base.c:
+ * 2437-2439, genradix_ptr_alloc()); each ENOMEM (linux 6.12), as are
+ * the path walk's name and dentry (readlink()) and an open's file and
+ * seq_file (smaps_rollup).
+ */
+static const int peer_read_errnos[] = { ENOMEM, 0 };
+
+#define READ_QUERY "a read changes nothing: a success leaves no trace"
+
+/*
+ * The entries in /proc/PID/pagemap of the whole pages within peer_buf,
+ * and the bit of a present page (PM_PRESENT, fs/proc/task_mmu.c:1656).
+ */
+#define PAGEMAP_PAGES (PEER_LEN / 4096 - 1)
+#define PAGEMAP_LEN (PAGEMAP_PAGES * sizeof(uint64_t))
+#define PAGEMAP_PRESENT 0x8000000000000000ULL
+
+/* The child's /proc/PID/@name, open for reading in wfd. */
+static void peer_open(struct __test_metadata *_metadata, struct task_state *st,
+		      const char *name)
+{
+	char path[64];
+
+	stopped_child(_metadata, st, 0);
+	snprintf(path, sizeof(path), "/proc/%d/%s", st->pid, name);
+	st->wfd = open(path, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, st->wfd)
+	{
+		TH_LOG("opening %s: %s", path, strerror(errno));
+	}
+	memset(peer_got, 0, sizeof(peer_got));
+}
+
+/* The child's environment, and this process's own to compare. */
+static void peer_environ_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	peer_open(_metadata, arg, "environ");
+	ASSERT_LE(0, read_file("/proc/self/environ", peer_want,
+			       sizeof(peer_want)));
+}
+
+/* Reads wfd from its start (the child's environ or stack, memory.stat). */
+static int peer_read_action(void *arg)
+{
+	struct task_state *st = arg;
+	ssize_t ret = pread(st->wfd, peer_got, sizeof(peer_got), 0);
+
+	return ret < 0 ? -errno : (int)ret;
+}
+
+/* A success: the child's environment is this process's, all of it. */
+static bool peer_environ_check(void *arg, int ret, char *why, size_t size)
+{
+	if (ret < 0)
+		return true;
+	if (!ret || memcmp(peer_got, peer_want, ret) || peer_want[ret]) {
+		snprintf(why, size, "%d bytes of environ, not this process's",
+			 ret);
+		return false;
+	}
+	return true;
+}
+
+static void peer_pagemap_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	peer_open(_metadata, arg, "pagemap");
+}
+
+static int peer_pagemap_action(void *arg)
+{
+	struct task_state *st = arg;
+	off_t at = ((uintptr_t)peer_buf + 4095) / 4096 * sizeof(uint64_t);
+	ssize_t ret = pread(st->wfd, peer_got, PAGEMAP_LEN, at);
+
+	return ret < 0 ? -errno : (int)ret;
+}
+
+/* The child's kernel stack, and the same read unarmed to compare. */
+static void peer_stack_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct task_state *st = arg;
+	char path[64];
+
+	peer_open(_metadata, st, "stack");
+	snprintf(path, sizeof(path), "/proc/%d/stack", st->pid);
+	memset(peer_want, 0, sizeof(peer_want));
+	ASSERT_LT(0, read_file(path, peer_want, sizeof(peer_want)));
+}
+
+/* A success: the stack, as read unarmed, the same in a stopped child. */
+static bool peer_stack_check(void *arg, int ret, char *why, size_t size)
+{
+	if (ret < 0)
+		return true;
+	if (ret != strlen(peer_want) || memcmp(peer_got, peer_want, ret)) {
+		snprintf(why, size, "%d bytes of the stack, not the %zu read",
+			 ret, strlen(peer_want));
+		return false;
+	}
+	return true;
+}
+
+/*
+ * The names in the child's map_files, one a line, into @buf: their
+ * length, or -errno. All the calls of getdents64() to the end.
+ */
+static int map_files_names(int fd, char *buf, size_t size)
+{
+	char dents[1024];
+	size_t len = 0;
+	long n, at;
+
+	if (lseek(fd, 0, SEEK_SET))
+		return -errno;
+	while ((n = syscall(SYS_getdents64, fd, dents, sizeof(dents))) > 0) {
+		for (at = 0; at < n;) {
+			struct dirent64 *d = (void *)(dents + at);
+
+			len += snprintf(buf + len, size - len, "%s\n",
+					d->d_name);
+			if (len >= size)
+				return -ENOSPC;
+			at += d->d_reclen;
+		}
+	}
+	return n < 0 ? -errno : (int)len;
+}
+
+/* The child's map_files, listed unarmed to compare. */
+static void peer_map_files_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct task_state *st = arg;
+
+	peer_open(_metadata, st, "map_files");
+	memset(peer_want, 0, sizeof(peer_want));
+	ASSERT_LT(0, map_files_names(st->wfd, peer_want, sizeof(peer_want)));
+}
+
+static int peer_map_files_action(void *arg)
+{
+	struct task_state *st = arg;
+
+	return map_files_names(st->wfd, peer_got, sizeof(peer_got));
+}
+
+/* A success: the names listed unarmed, all of them. */
+static bool peer_map_files_check(void *arg, int ret, char *why, size_t size)
+{
+	if (ret < 0)
+		return true;
+	if (ret != strlen(peer_want) || memcmp(peer_got, peer_want, ret)) {
+		snprintf(why, size, "map_files lists %d bytes, not %zu", ret,
+			 strlen(peer_want));
+		return false;
+	}
+	return true;
+}
+
+/*
+ * readlink() of the child's /proc/PID/exe: fs/proc/base.c:
+ * do_proc_readlink() allocates the path's buffer (fs/proc/base.c:
+ * 1819-1824, ENOMEM, linux 6.12). The link is looked up unarmed first, so
+ * that its dentry and inode are there.
+ */
+static void peer_readlink_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct task_state *st = arg;
+
+	stopped_child(_metadata, st, 0);
+	snprintf(st->wval, sizeof(st->wval), "/proc/%d/exe", st->pid);
+	memset(peer_want, 0, sizeof(peer_want));
+	ASSERT_LT(0, readlink(st->wval, peer_want, sizeof(peer_want) - 1));
+	memset(peer_got, 0, sizeof(peer_got));
+}
+
+static int peer_readlink_action(void *arg)
+{
+	struct task_state *st = arg;
+	ssize_t ret = readlink(st->wval, peer_got, sizeof(peer_got) - 1);
+
+	return ret < 0 ? -errno : (int)ret;
+}
+
+/* A success: this program, the child's image, as read unarmed. */
+static bool peer_readlink_check(void *arg, int ret, char *why, size_t size)
+{
+	if (ret < 0)
+		return true;
+	if (ret != strlen(peer_want) || memcmp(peer_got, peer_want, ret)) {
+		snprintf(why, size, "exe reads \"%.*s\", not \"%s\"", ret,
+			 peer_got, peer_want);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * open() of the child's /proc/PID/smaps_rollup: fs/proc/task_mmu.c:
+ * smaps_rollup_open() allocates its private state (task_mmu.c:1324-1326)
+ * and single_open_size() its seq_file, each ENOMEM (linux 6.12). The path
+ * is looked up unarmed first, so that its dentries and inodes are there:
+ * an armed lookup of a new /proc/PID entry whose inode cannot be
+ * allocated fails with ENOENT, which is F13, swept elsewhere.
+ */
+static void peer_rollup_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct task_state *st = arg;
+	struct stat sb;
+
+	stopped_child(_metadata, st, 0);
+	snprintf(st->wval, sizeof(st->wval), "/proc/%d/smaps_rollup", st->pid);
+	ASSERT_EQ(0, stat(st->wval, &sb));
+}
+
+static int peer_rollup_action(void *arg)
+{
+	struct task_state *st = arg;
+
+	st->wfd = open(st->wval, O_RDONLY | O_CLOEXEC);
+	return st->wfd < 0 ? -errno : 0;
+}
+
+/*
+ * A success: the fd reads the child's totals, its peer_buf pages
+ * resident among them. A failure: no fd (the engine finds any left).
+ */
+static bool peer_rollup_check(void *arg, int ret, char *why, size_t size)
+{
+	struct task_state *st = arg;
+	char buf[2048] = "", *at;
+	long rss = -1;
+
+	if (ret < 0)
+		return true;
+	if (read(st->wfd, buf, sizeof(buf) - 1) > 0) {
+		at = strstr(buf, "\nRss:");
+		if (at)
+			rss = strtol(at + 5, NULL, 10);
+	}
+	if (rss < PEER_LEN / 1024) {
+		snprintf(why, size, "smaps_rollup gives Rss %ld kB, not >= %d",
+			 rss, PEER_LEN / 1024);
+		return false;
+	}
+	return true;
+}
+
+/* A success: every page of peer_buf, which the child wrote, is present. */
+static bool peer_pagemap_check(void *arg, int ret, char *why, size_t size)
+{
+	uint64_t entry;
+	int i;
+
+	if (ret < 0)
+		return true;
+	for (i = 0; i < PAGEMAP_PAGES; i++) {
+		memcpy(&entry, peer_got + i * sizeof(entry), sizeof(entry));
+		if (ret == PAGEMAP_LEN && (entry & PAGEMAP_PRESENT))
+			continue;
+		snprintf(why, size, "pagemap: %d bytes, page %d not present",
+			 ret, i);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * A write to a cgroup's interface file: fs/kernfs/file.c:
+ * kernfs_fop_write_iter() copies it into a buffer of its own, ENOMEM when
+ * that cannot be allocated (fs/kernfs/file.c:329-331); moving a process
+ * into a cgroup reports a css_set or one of its links that cannot be
+ * allocated as ENOMEM (kernel/cgroup/cgroup.c:2864, find_css_set()
+ * failing in cgroup_migrate_prepare_dst(); 1147,
+ * allocate_cgrp_cset_links(); linux 6.12).
+ */
+static const int cg_write_errnos[] = { ENOMEM, 0 };
+
+/* The PSI trigger's errnos, below: ENOMEM too. */
+#define psi_errnos cg_write_errnos
+
+/* The "0::/PATH" line of /proc/@pid/cgroup (0: this process's own). */
+static ssize_t cg_of(pid_t pid, char *buf, size_t size)
+{
+	char path[64];
+
+	if (pid)
+		snprintf(path, sizeof(path), "/proc/%d/cgroup", pid);
+	else
+		snprintf(path, sizeof(path), "/proc/self/cgroup");
+	return read_line(path, buf, size);
+}
+
+/* Moving a stopped child into CG_DIR, by its pid in cgroup.procs. */
+static void cg_attach_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct task_state *st = arg;
+	char pid[16];
+
+	stopped_child(_metadata, st, 0);
+	snprintf(pid, sizeof(pid), "%d", st->pid);
+	wfd_open(_metadata, st, CG_DIR "/cgroup.procs", pid);
+	ASSERT_LT(0, cg_of(0, st->wold, sizeof(st->wold)));
+}
+
+/*
+ * A success: the child is in CG_DIR. A failure: in this process's
+ * cgroup, where it was made.
+ */
+static bool cg_attach_check(void *arg, int ret, char *why, size_t size)
+{
+	const char *want = CG_LINE;
+	struct task_state *st = arg;
+	char now[256];
+
+	if (cg_of(st->pid, now, sizeof(now)) < 0) {
+		snprintf(why, size, "/proc/%d/cgroup: %s", st->pid,
+			 strerror(errno));
+		return false;
+	}
+	if (ret >= 0 ? strcmp(now, want) : strcmp(now, st->wold)) {
+		snprintf(why, size, "the move %s, yet the child is in %s",
+			 ret >= 0 ? "succeeded" : "failed", now);
+		return false;
+	}
+	return true;
+}
+
+/* Closes the file written and kills and reaps the child written about. */
+static void child_wfd_cleanup(struct __test_metadata *_metadata, void *arg,
+			      int ret)
+{
+	wfd_close(arg);
+	pidfd_cleanup(_metadata, arg, ret);
+}
+
+/*
+ * open() of CG_DIR's cgroup.procs, with the stopped child moved in
+ * unarmed: kernel/cgroup/cgroup.c:cgroup_file_open() allocates the
+ * file's context (kernel/cgroup/cgroup.c:4171-4173, ENOMEM), kernfs its
+ * open file and seq_file (fs/kernfs/file.c), ENOMEM too (linux 6.12).
+ */
+static void cg_open_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct task_state *st = arg;
+	char pid[16];
+
+	cg_attach_prepare(_metadata, arg);
+	ASSERT_EQ(0, wfd_action(arg));
+	wfd_close(st);
+	snprintf(pid, sizeof(pid), "%d\n", st->pid);
+	snprintf(st->wold, sizeof(st->wold), "%s", pid);
+}
+
+static int cg_open_action(void *arg)
+{
+	struct task_state *st = arg;
+
+	st->wfd = open(CG_DIR "/cgroup.procs", O_RDONLY | O_CLOEXEC);
+	return st->wfd < 0 ? -errno : 0;
+}
+
+/*
+ * A success: the fd lists the child, alone in CG_DIR. A failure: no fd
+ * (the engine finds any left).
+ */
+static bool cg_open_check(void *arg, int ret, char *why, size_t size)
+{
+	struct task_state *st = arg;
+	char got[64] = "";
+
+	if (ret < 0)
+		return true;
+	if (pread(st->wfd, got, sizeof(got) - 1, 0) < 0 ||
+	    strcmp(got, st->wold)) {
+		snprintf(why, size, "cgroup.procs lists \"%s\", not %d", got,
+			 st->pid);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * A read of CG_DIR's memory.stat: mm/memcontrol.c:memory_stat_show()
+ * formats it in a page it allocates (mm/memcontrol.c:4235-4239, ENOMEM,
+ * linux 6.12), and seq_read_iter() its buffer.
+ */
+static void cg_stat_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct task_state *st = arg;
+
+	st->wfd = open(CG_DIR "/memory.stat", O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, st->wfd);
+	memset(peer_got, 0, sizeof(peer_got));
+}
+
+/* A success: the statistics, from the first ("anon") to the "file" one. */
+static bool cg_stat_check(void *arg, int ret, char *why, size_t size)
+{
+	if (ret < 0)
+		return true;
+	if (ret < 10 || strncmp(peer_got, "anon ", 5) ||
+	    !strstr(peer_got, "\nfile ")) {
+		snprintf(why, size, "memory.stat reads %d bytes: \"%.20s\"",
+			 ret, peer_got);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * The memory controller enabled in CG_DIR's cgroup.subtree_control, for
+ * its child cgroup CG_SUB (made by the setup): the controller's state for
+ * it (css_create(): kernel/cgroup/cgroup.c:5704-5706, ENOMEM) and its
+ * kernfs interface files (ENOMEM too), as the kernfs buffer of the write
+ * (linux 6.12).
+ */
+#define CG_SUB CG_DIR "/sub"
+
+static void cg_subtree_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	wfd_open(_metadata, arg, CG_DIR "/cgroup.subtree_control", "+memory");
+}
+
+/*
+ * A success: CG_DIR gives its child the memory controller, whose files
+ * CG_SUB has. A failure: neither.
+ */
+static bool cg_subtree_check(void *arg, int ret, char *why, size_t size)
+{
+	char ctl[256] = "";
+	bool on, files;
+
+	if (read_line(CG_DIR "/cgroup.subtree_control", ctl, sizeof(ctl)) < 0) {
+		snprintf(why, size, "reading cgroup.subtree_control: %s",
+			 strerror(errno));
+		return false;
+	}
+	on = !!strstr(ctl, "memory");
+	files = !access(CG_SUB "/memory.max", F_OK);
+	if (ret >= 0 && on && files)
+		return true;
+	if (ret < 0 && !on && !files)
+		return true;
+	snprintf(why, size, "enabling %s, yet \"%s\" and %s memory.max",
+		 ret >= 0 ? "succeeded" : "failed", ctl, files ? "a" : "no");
+	return false;
+}
+
+/* Disables the controller again. */
+static void cg_subtree_cleanup(struct __test_metadata *_metadata, void *arg,
+			       int ret)
+{
+	wfd_close(arg);
+	if (ret >= 0)
+		ASSERT_EQ(0, write_file(CG_DIR "/cgroup.subtree_control",
+					"-memory"));
+}
+
+/*
+ * cgroup.freeze and cgroup.kill of CG_DIR, holding the stopped child
+ * (moved in unarmed): neither allocates but the kernfs buffer of the
+ * write (fs/kernfs/file.c:329-331, ENOMEM).
+ */
+static void cg_member_prepare(struct __test_metadata *_metadata, void *arg,
+			      const char *file)
+{
+	struct task_state *st = arg;
+	char path[PATH_MAX];
+
+	cg_attach_prepare(_metadata, arg);
+	ASSERT_EQ(0, wfd_action(arg));
+	wfd_close(st);
+	snprintf(path, sizeof(path), "%s/%s", CG_DIR, file);
+	wfd_open(_metadata, st, path, "1");
+}
+
+static void cg_freeze_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	cg_member_prepare(_metadata, arg, "cgroup.freeze");
+}
+
+/* Whether cgroup.events of CG_DIR says "frozen 1", waiting up to 2 s. */
+static bool cg_frozen(void)
+{
+	char events[256];
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		if (read_file(CG_DIR "/cgroup.events", events, sizeof(events)) >
+			    0 &&
+		    strstr(events, "frozen 1"))
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+/*
+ * A success: cgroup.freeze reads 1 and the group, the child in it, is
+ * frozen. A failure: it reads 0, and the group is not frozen.
+ */
+static bool cg_freeze_check(void *arg, int ret, char *why, size_t size)
+{
+	char now[16] = "";
+	bool frozen;
+
+	if (read_line(CG_DIR "/cgroup.freeze", now, sizeof(now)) < 0) {
+		snprintf(why, size, "reading cgroup.freeze: %s",
+			 strerror(errno));
+		return false;
+	}
+	frozen = ret >= 0 ? cg_frozen() : false;
+	if (ret >= 0 ? strcmp(now, "1") || !frozen : strcmp(now, "0")) {
+		snprintf(why, size, "freeze %s, yet cgroup.freeze %s (%s)",
+			 ret >= 0 ? "succeeded" : "failed", now,
+			 frozen ? "frozen" : "not frozen");
+		return false;
+	}
+	return true;
+}
+
+/* Thaws the group, then kills and reaps the child. */
+static void cg_freeze_cleanup(struct __test_metadata *_metadata, void *arg,
+			      int ret)
+{
+	ASSERT_EQ(0, write_file(CG_DIR "/cgroup.freeze", "0"));
+	child_wfd_cleanup(_metadata, arg, ret);
+}
+
+static void cg_kill_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	cg_member_prepare(_metadata, arg, "cgroup.kill");
+}
+
+/*
+ * Whether child @pid is stopped with no SIGKILL pending: the kill
+ * (kernel/signal.c:complete_signal()) adds SIGKILL to the pending set of
+ * the child's thread before the child runs to its end.
+ */
+static bool stopped_unkilled(pid_t pid)
+{
+	char path[64], status[2048], *at;
+	unsigned long long pend;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	if (read_file(path, status, sizeof(status)) < 0)
+		return false;
+	at = strstr(status, "\nState:\t");
+	if (!at || at[8] != 'T')
+		return false;
+	at = strstr(status, "\nSigPnd:\t");
+	if (!at || sscanf(at + 9, "%llx", &pend) != 1 ||
+	    pend & (1ULL << (SIGKILL - 1)))
+		return false;
+	at = strstr(status, "\nShdPnd:\t");
+	return at && sscanf(at + 9, "%llx", &pend) == 1 &&
+	       !(pend & (1ULL << (SIGKILL - 1)));
+}
+
+/*
+ * A success: the child is killed, with SIGKILL (reaped here). A failure:
+ * it is alive, still stopped, and no SIGKILL is on its way.
+ */
+static bool cg_kill_check(void *arg, int ret, char *why, size_t size)
+{
+	struct task_state *st = arg;
+	int status = 0;
+	pid_t got;
+	int i;
+
+	/* SIGKILL is sent by the write itself; its end takes a moment. */
+	for (i = 0; i < 200; i++) {
+		got = waitpid(st->pid, &status, WNOHANG);
+		if (got || ret < 0)
+			break;
+		usleep(10000);
+	}
+	if (got == st->pid)
+		st->pid = 0;
+	if (ret < 0 && !got && stopped_unkilled(st->pid))
+		return true;
+	if (ret >= 0 && got > 0 && WIFSIGNALED(status) &&
+	    WTERMSIG(status) == SIGKILL)
+		return true;
+	snprintf(why, size, "kill %s, yet the child: wait %d, status 0x%x",
+		 ret >= 0 ? "succeeded" : "failed", got, status);
+	return false;
+}
+
+/*
+ * A PSI trigger on CG_DIR's memory.pressure (CONFIG_PSI): the trigger
+ * (kernel/sched/psi.c:1379), and for a privileged caller, as root is, the
+ * group's rtpoll worker, a kthread whose creation fails with ENOMEM
+ * (kernel/kthread.c:440) and fails the write (kernel/cgroup/cgroup.c:3923,
+ * linux 6.12).
+ */
+#define PSI_TRIGGER "some 150000 2000000"
+
+static void psi_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	wfd_open(_metadata, arg, CG_DIR "/memory.pressure", PSI_TRIGGER);
+}
+
+/*
+ * A success: the fd has a trigger, which polls as no event yet (no
+ * memory pressure in the empty group). A failure: none, and a pressure
+ * file without a trigger polls as POLLERR | POLLPRI
+ * (kernel/sched/psi.c:psi_trigger_poll()).
+ */
+static bool psi_check(void *arg, int ret, char *why, size_t size)
+{
+	struct task_state *st = arg;
+	struct pollfd pfd = { .fd = st->wfd, .events = POLLPRI };
+	int n = poll(&pfd, 1, 0);
+
+	if (n < 0) {
+		snprintf(why, size, "poll of the trigger: %s", strerror(errno));
+		return false;
+	}
+	if (ret >= 0 && (pfd.revents & POLLERR)) {
+		snprintf(why, size, "the trigger was made, yet it polls 0x%x",
+			 pfd.revents);
+		return false;
+	}
+	if (ret < 0 && !(pfd.revents & POLLERR)) {
+		snprintf(why, size, "no trigger was made, yet it polls 0x%x",
+			 pfd.revents);
+		return false;
+	}
+	return true;
+}
+
+/* Closing the file destroys its trigger. */
+static void wfd_cleanup(struct __test_metadata *_metadata, void *arg, int ret)
+{
+	wfd_close(arg);
+}
+
+/*
+ * A write to a sysctl: fs/proc/proc_sysctl.c:proc_sys_call_handler()
+ * copies it into a buffer of its own, ENOMEM when that cannot be allocated
+ * (fs/proc/proc_sysctl.c:575-578, linux 6.12).
+ */
+static const int sysctl_errnos[] = { ENOMEM, 0 };
+
+/* kernel.hostname, in the UTS namespace of the test's own (setup). */
+static void hostname_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct task_state *st = arg;
+	struct utsname u;
+
+	ASSERT_EQ(0, uname(&u));
+	snprintf(st->wold, sizeof(st->wold), "%s", u.nodename);
+	wfd_open(_metadata, st, "/proc/sys/kernel/hostname", "failnth-host");
+}
+
+/* A success: uname() and the sysctl give the new name. A failure: the old. */
+static bool hostname_check(void *arg, int ret, char *why, size_t size)
+{
+	struct task_state *st = arg;
+	const char *want = ret >= 0 ? st->wval : st->wold;
+	char got[256] = "";
+	struct utsname u;
+
+	if (uname(&u) ||
+	    read_line("/proc/sys/kernel/hostname", got, sizeof(got)) < 0) {
+		snprintf(why, size, "reading the hostname: %s",
+			 strerror(errno));
+		return false;
+	}
+	if (strcmp(u.nodename, want) || strcmp(got, want)) {
+		snprintf(why, size, "hostname %s (sysctl %s), not %s",
+			 u.nodename, got, want);
+		return false;
+	}
+	return true;
+}
+
+static void hostname_cleanup(struct __test_metadata *_metadata, void *arg,
+			     int ret)
+{
+	struct task_state *st = arg;
+
+	wfd_close(st);
+	ASSERT_EQ(0, sethostname(st->wold, strlen(st->wold)));
+}
+
+/*
+ * uid_map of a child in a new user namespace, more extents than the
+ * five kept inline: kernel/user_namespace.c:map_write() copies the text
+ * (memdup_user_nul(), line 944), insert_extent() allocates the array of
+ * forward extents (line 793) and sort_idmaps() the reverse one (line
+ * 862), each ENOMEM when it cannot (linux 6.12).
+ */
+static const int idmap_errnos[] = { ENOMEM, 0 };
+
+#define IDMAP_EXTENTS 7
+#define IDMAP_BASE 100000
+
+static void uid_map_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct task_state *st = arg;
+	char path[64], map[256] = "";
+	int i;
+
+	stopped_child(_metadata, st, CLONE_NEWUSER);
+	for (i = 0; i < IDMAP_EXTENTS; i++)
+		snprintf(map + strlen(map), sizeof(map) - strlen(map),
+			 "%d %d 10\n", i * 20, IDMAP_BASE + i * 20);
+	snprintf(path, sizeof(path), "/proc/%d/uid_map", st->pid);
+	wfd_open(_metadata, st, path, map);
+}
+
+/*
+ * A success: the child's uid_map reads back every extent written. A
+ * failure: it is empty, and can still be written.
+ */
+static bool uid_map_check(void *arg, int ret, char *why, size_t size)
+{
+	struct task_state *st = arg;
+	unsigned int first, lower, count;
+	char path[64], line[128];
+	int n = 0, bad = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/uid_map", st->pid);
+	f = fopen(path, "re");
+	if (!f) {
+		snprintf(why, size, "%s: %s", path, strerror(errno));
+		return false;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%u %u %u", &first, &lower, &count) != 3 ||
+		    first != n * 20 || lower != IDMAP_BASE + n * 20 ||
+		    count != 10)
+			bad++;
+		n++;
+	}
+	fclose(f);
+	if (bad || n != (ret >= 0 ? IDMAP_EXTENTS : 0)) {
+		snprintf(why, size, "map write %s, uid_map: %d extents, %d bad",
+			 ret >= 0 ? "succeeded" : "failed", n, bad);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * setgroups() of several groups: kernel/groups.c reports the group_info
+ * (groups_alloc(), kernel/groups.c:210) and the new credentials
+ * (prepare_creds(), kernel/groups.c:142) that cannot be allocated as
+ * ENOMEM (linux 6.12).
+ */
+static const int groups_errnos[] = { ENOMEM, 0 };
+
+/* In ascending order, as getgroups() gives them back (groups_sort()). */
+static const gid_t groups_set[] = { 1, 2, 3, 5, 8, 13, 21, 34 };
+
+static void groups_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	ASSERT_EQ(0, setgroups(0, NULL));
+}
+
+static int groups_action(void *arg)
+{
+	return setgroups(ARRAY_SIZE(groups_set), groups_set) ? -errno : 0;
+}
+
+/* A success: all the groups. A failure: none, as prepare left it. */
+static bool groups_check(void *arg, int ret, char *why, size_t size)
+{
+	gid_t got[ARRAY_SIZE(groups_set) + 1];
+	int n = getgroups(ARRAY_SIZE(got), got);
+
+	if (ret < 0 && !n)
+		return true;
+	if (ret >= 0 && n == ARRAY_SIZE(groups_set) &&
+	    !memcmp(got, groups_set, sizeof(groups_set)))
+		return true;
+	snprintf(why, size, "setgroups %s, yet getgroups() gives %d groups",
+		 ret >= 0 ? "succeeded" : "failed", n);
+	return false;
+}
+
+/*
+ * keyctl() on keys made unarmed in prepare: KEYCTL_UPDATE copies the new
+ * payload (security/keys/keyctl.c:340, ENOMEM) that the user type then
+ * copies again (security/keys/user_defined.c:69); KEYCTL_READ allocates
+ * the buffer it reads into (keyctl.c:894-896); KEYCTL_LINK adds a slot
+ * to the keyring (security/keys/keyring.c:1330-1335, the assoc_array
+ * edit, lib/assoc_array.c:1061); KEYCTL_RESTRICT_KEYRING allocates the
+ * restriction (keyring.c:995). Each is ENOMEM (linux 6.12).
+ */
+static const int keyctl_errnos[] = { ENOMEM, 0 };
+
+/* A user key KEY_DESC with key_payload() in the new session keyring. */
+static void key_user_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct task_state *st = arg;
+	char payload[KEY_LEN];
+
+	key_prepare(_metadata, arg);
+	key_payload(payload);
+	st->key_a = syscall(__NR_add_key, "user", KEY_DESC, payload, KEY_LEN,
+			    KEY_SPEC_SESSION_KEYRING);
+	ASSERT_LT(0, st->key_a);
+	/* What a read of the keyring must fill. */
+	memset(st->key_buf, 0, sizeof(st->key_buf));
+}
+
+static int key_update_action(void *arg)
+{
+	struct task_state *st = arg;
+	char payload[KEY_LEN];
+
+	memset(payload, 0x5a, sizeof(payload));
+	return keyctl(KEYCTL_UPDATE, st->key_a, (unsigned long)payload,
+		      KEY_LEN) ?
+		       -errno :
+		       0;
+}
+
+/* A success: the key reads the new payload. A failure: the old one. */
+static bool key_update_check(void *arg, int ret, char *why, size_t size)
+{
+	struct task_state *st = arg;
+	char want[KEY_LEN], got[KEY_LEN + 1];
+	long len;
+
+	if (ret >= 0)
+		memset(want, 0x5a, sizeof(want));
+	else
+		key_payload(want);
+	len = keyctl(KEYCTL_READ, st->key_a, (unsigned long)got, sizeof(got));
+	if (len != KEY_LEN || memcmp(got, want, KEY_LEN)) {
+		snprintf(why, size, "update %s, yet key %d reads %ld bytes %s",
+			 ret >= 0 ? "succeeded" : "failed", st->key_a, len,
+			 len == KEY_LEN ? "of the other payload" : "");
+		return false;
+	}
+	return true;
+}
+
+/* Besides the user key, a keyring "failnth-dest" in the session keyring. */
+static void key_link_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct task_state *st = arg;
+
+	key_user_prepare(_metadata, arg);
+	st->key_b = syscall(__NR_add_key, "keyring", "failnth-dest", NULL, 0,
+			    KEY_SPEC_SESSION_KEYRING);
+	ASSERT_LT(0, st->key_b);
+}
+
+static int key_link_action(void *arg)
+{
+	struct task_state *st = arg;
+
+	return keyctl(KEYCTL_LINK, st->key_a, st->key_b, 0) ? -errno : 0;
+}
+
+/* The ids keyring @id holds, in @ids: how many, or -1. */
+static long keyring_ids(int id, int32_t *ids, size_t n)
+{
+	long len =
+		keyctl(KEYCTL_READ, id, (unsigned long)ids, n * sizeof(*ids));
+
+	return len < 0 ? -1 : len / (long)sizeof(*ids);
+}
+
+/* A success: the keyring holds the key, and only it. A failure: nothing. */
+static bool key_link_check(void *arg, int ret, char *why, size_t size)
+{
+	struct task_state *st = arg;
+	int32_t ids[4] = {};
+	long n = keyring_ids(st->key_b, ids, ARRAY_SIZE(ids));
+
+	if (ret >= 0 ? n == 1 && ids[0] == st->key_a : n == 0)
+		return true;
+	snprintf(why, size, "link %s, yet keyring %d holds %ld keys",
+		 ret >= 0 ? "succeeded" : "failed", st->key_b, n);
+	return false;
+}
+
+/*
+ * add_key() of a user key of nearly the largest payload (32767 bytes,
+ * security/keys/user_defined.c:64): sys_add_key() copies it with
+ * kvmalloc() (security/keys/keyctl.c:116), which falls back to vmalloc()
+ * when kmalloc() fails, and user_preparse() allocates the payload in one
+ * piece (user_defined.c:69); each ENOMEM (linux 6.12).
+ */
+#define BIG_KEY_LEN 32000
+
+static char big_key[BIG_KEY_LEN], big_key_got[BIG_KEY_LEN + 1];
+
+static int big_key_action(void *arg)
+{
+	long ret = syscall(__NR_add_key, "user", KEY_DESC, big_key, BIG_KEY_LEN,
+			   KEY_SPEC_SESSION_KEYRING);
+
+	return ret < 0 ? -errno : (int)ret;
+}
+
+/*
+ * A success: the session keyring finds the key, which reads back whole.
+ * A failure: the keyring finds none.
+ */
+static bool big_key_check(void *arg, int ret, char *why, size_t size)
+{
+	long found = keyctl(KEYCTL_SEARCH,
+			    (unsigned long)KEY_SPEC_SESSION_KEYRING,
+			    (unsigned long)"user", (unsigned long)KEY_DESC);
+	long len;
+
+	if (ret < 0) {
+		if (found < 0 && errno == ENOKEY)
+			return true;
+		snprintf(why, size, "add_key failed, yet the search gives %ld",
+			 found);
+		return false;
+	}
+	if (found != ret) {
+		snprintf(why, size, "add_key gave key %d, the search %ld", ret,
+			 found);
+		return false;
+	}
+	len = keyctl(KEYCTL_READ, ret, (unsigned long)big_key_got,
+		     sizeof(big_key_got));
+	if (len != BIG_KEY_LEN || memcmp(big_key_got, big_key, len)) {
+		snprintf(why, size, "key %d reads back %ld bytes, not %d", ret,
+			 len, BIG_KEY_LEN);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * KEYCTL_CHOWN of the user key to a uid no key had yet (key_b): the key
+ * user of the new owner is allocated (security/keys/key.c:
+ * key_user_lookup(), ENOMEM at security/keys/keyctl.c:1003-1004, linux
+ * 6.12).
+ */
+#define KEY_UID_BASE 40000
+
+static void key_chown_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct task_state *st = arg;
+
+	key_user_prepare(_metadata, arg);
+	st->key_b = KEY_UID_BASE + ++st->key_seq;
+}
+
+static int key_chown_action(void *arg)
+{
+	struct task_state *st = arg;
+
+	return keyctl(KEYCTL_CHOWN, st->key_a, st->key_b, (unsigned long)-1) ?
+		       -errno :
+		       0;
+}
+
+/* A success: the key's owner is the new uid. A failure: still root. */
+static bool key_chown_check(void *arg, int ret, char *why, size_t size)
+{
+	struct task_state *st = arg;
+	char desc[128] = "";
+	int uid = -1, want = ret >= 0 ? st->key_b : 0;
+
+	/* "user;uid;gid;perm;desc" */
+	if (keyctl(KEYCTL_DESCRIBE, st->key_a, (unsigned long)desc,
+		   sizeof(desc)) < 0 ||
+	    sscanf(desc, "user;%d;", &uid) != 1 || uid != want) {
+		snprintf(why, size, "chown %s, yet key %d is \"%s\"",
+			 ret >= 0 ? "succeeded" : "failed", st->key_a, desc);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * KEYCTL_UNLINK of the user key from the keyring that links it, and
+ * KEYCTL_CLEAR of that keyring: each edit of the keyring's assoc_array is
+ * allocated first (lib/assoc_array.c:1171-1173, assoc_array_delete(); and
+ * 1363-1365, assoc_array_clear()), ENOMEM, returned by
+ * security/keys/keyring.c:1507-1510 and 1673-1675 (linux 6.12).
+ */
+static void key_linked_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct task_state *st = arg;
+
+	key_link_prepare(_metadata, arg);
+	ASSERT_EQ(0, key_link_action(arg))
+	{
+		TH_LOG("linking key %d: %s", st->key_a, strerror(errno));
+	}
+}
+
+static int key_unlink_action(void *arg)
+{
+	struct task_state *st = arg;
+
+	return keyctl(KEYCTL_UNLINK, st->key_a, st->key_b, 0) ? -errno : 0;
+}
+
+static int key_clear_action(void *arg)
+{
+	struct task_state *st = arg;
+
+	return keyctl(KEYCTL_CLEAR, st->key_b, 0, 0) ? -errno : 0;
+}
+
+/* A success: the keyring is empty. A failure: it still links the key. */
+static bool key_unlinked_check(void *arg, int ret, char *why, size_t size)
+{
+	struct task_state *st = arg;
+	int32_t ids[4] = {};
+	long n = keyring_ids(st->key_b, ids, ARRAY_SIZE(ids));
+
+	if (ret >= 0 ? n == 0 : n == 1 && ids[0] == st->key_a)
+		return true;
+	snprintf(why, size, "removal %s, yet keyring %d holds %ld keys",
+		 ret >= 0 ? "succeeded" : "failed", st->key_b, n);
+	return false;
+}
+
+/* KEYCTL_READ of the session keyring, which holds the user key alone. */
+static int key_read_action(void *arg)
+{
+	struct task_state *st = arg;
+	long len = keyctl(KEYCTL_READ, KEY_SPEC_SESSION_KEYRING,
+			  (unsigned long)st->key_buf, sizeof(st->key_buf));
+
+	return len < 0 ? -errno : (int)len;
+}
+
+/* A success: the key's id, all of it; the buffer is clear before. */
+static bool key_read_check(void *arg, int ret, char *why, size_t size)
+{
+	struct task_state *st = arg;
+	int32_t id;
+
+	if (ret < 0)
+		return true;
+	memcpy(&id, st->key_buf, sizeof(id));
+	if (ret != sizeof(id) || id != st->key_a) {
+		snprintf(why, size, "the keyring reads %d bytes, id %d, not %d",
+			 ret, id, st->key_a);
+		return false;
+	}
+	return true;
+}
+
+/* KEYCTL_RESTRICT_KEYRING with no type: no link is allowed any more. */
+static int key_restrict_action(void *arg)
+{
+	struct task_state *st = arg;
+
+	return keyctl(KEYCTL_RESTRICT_KEYRING, st->key_b, 0, 0) ? -errno : 0;
+}
+
+/*
+ * A success: linking the user key into the keyring fails with EPERM
+ * (restrict_link_reject()). A failure: it works, and is undone.
+ */
+static bool key_restrict_check(void *arg, int ret, char *why, size_t size)
+{
+	struct task_state *st = arg;
+	int err = keyctl(KEYCTL_LINK, st->key_a, st->key_b, 0) ? errno : 0;
+
+	if (!err)
+		keyctl(KEYCTL_UNLINK, st->key_a, st->key_b, 0);
+	if (ret >= 0 ? err == EPERM : !err)
+		return true;
+	snprintf(why, size, "restriction %s, yet a link gives %s",
+		 ret >= 0 ? "succeeded" : "failed",
+		 err ? strerror(err) : "success");
+	return false;
+}
+
+/*
+ * setresuid() in a child, to a uid no process has: kernel/sys.c:
+ * __sys_setresuid() reports new credentials that cannot be allocated as
+ * ENOMEM (kernel/sys.c:717-719), and the user_struct (set_user(),
+ * kernel/sys.c:495-497) and ucounts (set_cred_ucounts(),
+ * kernel/cred.c:595) of the new uid as EAGAIN (linux 6.12).
+ */
+static const int setuid_errnos[] = { ENOMEM, EAGAIN, 0 };
+
+#define SETUID_UID 4242
+
+static int setresuid_action(void *arg)
+{
+	return setresuid(SETUID_UID, SETUID_UID, SETUID_UID) ? -errno : 0;
+}
+
+/* A success: every uid the new one. A failure: root's, all of them. */
+static bool setresuid_check(void *arg, int ret, char *why, size_t size)
+{
+	uid_t r = -1, e = -1, s = -1, want = ret >= 0 ? SETUID_UID : 0;
+
+	if (getresuid(&r, &e, &s) || r != want || e != want || s != want) {
+		snprintf(why, size, "setresuid %s, yet uids %d %d %d",
+			 ret >= 0 ? "succeeded" : "failed", r, e, s);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * capset() in a child, dropping CAP_SYS_ADMIN: kernel/capability.c
+ * reports new credentials that cannot be allocated as ENOMEM
+ * (kernel/capability.c:251-253, linux 6.12).
+ */
+static const int capset_errnos[] = { ENOMEM, 0 };
+
+/* The capability sets of this task: 0, or -errno. */
+static int caps_get(struct __user_cap_data_struct *data)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+
+	return syscall(SYS_capget, &hdr, data) ? -errno : 0;
+}
+
+static int capset_action(void *arg)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+	int i;
+
+	if (caps_get(data))
+		return -EIO;
+	for (i = 0; i < 2; i++)
+		data[i].effective = data[i].permitted;
+	data[0].effective &= ~(1U << CAP_SYS_ADMIN);
+	data[0].permitted &= ~(1U << CAP_SYS_ADMIN);
+	return syscall(SYS_capset, &hdr, data) ? -errno : 0;
+}
+
+/* A success: CAP_SYS_ADMIN is gone. A failure: it is still there. */
+static bool capset_check(void *arg, int ret, char *why, size_t size)
+{
+	struct __user_cap_data_struct data[2];
+	bool admin;
+
+	if (caps_get(data)) {
+		snprintf(why, size, "capget: %s", strerror(errno));
+		return false;
+	}
+	admin = data[0].effective & data[0].permitted & (1U << CAP_SYS_ADMIN);
+	if (ret >= 0 ? !admin : admin)
+		return true;
+	snprintf(why, size, "capset %s, yet CAP_SYS_ADMIN is %s",
+		 ret >= 0 ? "succeeded" : "failed", admin ? "there" : "gone");
+	return false;
+}
+
+/*
+ * setns() through a pidfd of the parent, from a child in new namespaces
+ * of its own: kernel/nsproxy.c:prepare_nsset() reports an nsproxy that
+ * cannot be allocated as ENOMEM (kernel/nsproxy.c:76, 360, linux 6.12);
+ * the switch is all or nothing.
+ */
+#define SETNS_FLAGS (CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWNET)
+static const char *const setns_names[] = { "uts", "ipc", "net" };
+
+static int setns_prepare(void *arg)
+{
+	struct task_state *st = arg;
+	char path[64];
+	struct stat sb;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(setns_names); i++) {
+		snprintf(path, sizeof(path), "/proc/%d/ns/%s", getppid(),
+			 setns_names[i]);
+		if (stat(path, &sb))
+			return -errno;
+		st->ns_parent[i] = sb.st_ino;
+	}
+	st->pidfd = syscall(SYS_pidfd_open, getppid(), 0);
+	if (st->pidfd < 0)
+		return -errno;
+	return unshare(SETNS_FLAGS) ? -errno : 0;
+}
+
+static int setns_action(void *arg)
+{
+	struct task_state *st = arg;
+
+	return setns(st->pidfd, SETNS_FLAGS) ? -errno : 0;
+}
+
+/*
+ * A success: every namespace is the parent's. A failure: none is (each
+ * still the child's own).
+ */
+static bool setns_check(void *arg, int ret, char *why, size_t size)
+{
+	struct task_state *st = arg;
+	bool moved = ret >= 0;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(setns_names); i++) {
+		bool same = ns_ino(setns_names[i]) == st->ns_parent[i];
+
+		if (same == moved)
+			continue;
+		snprintf(why, size, "setns %s, yet the %s namespace is %s",
+			 ret >= 0 ? "succeeded" : "failed", setns_names[i],
+			 same ? "the parent's" : "its own");
+		return false;
+	}
+	return true;
+}
+
 FIXTURE(task)
 {
 	struct task_state ctx;
@@ -2036,6 +3461,18 @@ UNSHARE_VARIANT(unshare_net, CLONE_NEWNET, "net", net_errnos);
 UNSHARE_VARIANT(unshare_pid, CLONE_NEWPID, "pid_for_children", ns_errnos);
 UNSHARE_VARIANT(unshare_user, CLONE_NEWUSER, "user", user_errnos);
 UNSHARE_VARIANT(unshare_cgroup, CLONE_NEWCGROUP, "cgroup", ns_errnos);
+UNSHARE_VARIANT(unshare_time, CLONE_NEWTIME, "time_for_children", ns_errnos);
+
+FAILNTH_VARIANT(task, setresuid, .allowed = setuid_errnos,
+		.action = setresuid_action, .check = setresuid_check,
+		.in_child = true);
+
+FAILNTH_VARIANT(task, capset, .allowed = capset_errnos, .action = capset_action,
+		.check = capset_check, .in_child = true);
+
+FAILNTH_VARIANT(task, setns_pidfd, .allowed = ns_errnos, .action = setns_action,
+		.check = setns_check, .in_child = true,
+		.child_prepare = setns_prepare);
 
 FAILNTH_VARIANT(task, seccomp_filter, .allowed = seccomp_errnos,
 		.action = seccomp_action, .check = seccomp_check,
@@ -2052,6 +3489,118 @@ FAILNTH_VARIANT(task, timer_create, .allowed = timer_errnos,
 FAILNTH_VARIANT(task, cgroup_mkdir, .allowed = cgroup_errnos,
 		.action = cgroup_action, .check = cgroup_check,
 		.cleanup = cgroup_cleanup);
+
+FAILNTH_VARIANT(task, cgroup_attach, .allowed = cg_write_errnos,
+		.prepare = cg_attach_prepare, .action = wfd_action,
+		.check = cg_attach_check, .cleanup = child_wfd_cleanup);
+
+FAILNTH_VARIANT(task, cgroup_open_procs, .allowed = cg_write_errnos,
+		.prepare = cg_open_prepare, .action = cg_open_action,
+		.check = cg_open_check, .cleanup = child_wfd_cleanup);
+
+FAILNTH_VARIANT(task, cgroup_memory_stat, .allowed = cg_write_errnos,
+		.success_unseen = READ_QUERY, .prepare = cg_stat_prepare,
+		.action = peer_read_action, .check = cg_stat_check,
+		.cleanup = wfd_cleanup);
+
+FAILNTH_VARIANT(task, cgroup_subtree_memory, .allowed = cg_write_errnos,
+		.prepare = cg_subtree_prepare, .action = wfd_action,
+		.check = cg_subtree_check, .cleanup = cg_subtree_cleanup);
+
+FAILNTH_VARIANT(task, cgroup_freeze, .allowed = cg_write_errnos,
+		.prepare = cg_freeze_prepare, .action = wfd_action,
+		.check = cg_freeze_check, .cleanup = cg_freeze_cleanup);
+
+FAILNTH_VARIANT(task, cgroup_kill, .allowed = cg_write_errnos,
+		.prepare = cg_kill_prepare, .action = wfd_action,
+		.check = cg_kill_check, .cleanup = child_wfd_cleanup);
+
+FAILNTH_VARIANT(task, cgroup_psi_trigger, .allowed = psi_errnos,
+		.prepare = psi_prepare, .action = wfd_action,
+		.check = psi_check, .cleanup = wfd_cleanup);
+
+FAILNTH_VARIANT(task, sysctl_hostname, .allowed = sysctl_errnos,
+		.prepare = hostname_prepare, .action = wfd_action,
+		.check = hostname_check, .cleanup = hostname_cleanup);
+
+FAILNTH_VARIANT(task, uid_map, .allowed = idmap_errnos,
+		.prepare = uid_map_prepare, .action = wfd_action,
+		.check = uid_map_check, .cleanup = child_wfd_cleanup);
+
+FAILNTH_VARIANT(task, setgroups, .allowed = groups_errnos,
+		.prepare = groups_prepare, .action = groups_action,
+		.check = groups_check);
+
+FAILNTH_VARIANT(task, keyctl_update, .allowed = keyctl_errnos,
+		.prepare = key_user_prepare, .action = key_update_action,
+		.check = key_update_check);
+
+FAILNTH_VARIANT(task, keyctl_link, .allowed = keyctl_errnos,
+		.prepare = key_link_prepare, .action = key_link_action,
+		.check = key_link_check);
+
+FAILNTH_VARIANT(task, keyctl_read_keyring, .allowed = keyctl_errnos,
+		.success_unseen = READ_QUERY, .prepare = key_user_prepare,
+		.action = key_read_action, .check = key_read_check);
+
+FAILNTH_VARIANT(task, keyctl_restrict, .allowed = keyctl_errnos,
+		.prepare = key_link_prepare, .action = key_restrict_action,
+		.check = key_restrict_check);
+
+FAILNTH_VARIANT(task, peer_vm_writev, .allowed = peer_vm_errnos,
+		.full = PEER_LEN, .prepare = peer_vm_prepare,
+		.action = peer_vm_action, .check = peer_check,
+		.cleanup = child_wfd_cleanup);
+
+FAILNTH_VARIANT(task, peer_mem_write, .allowed = peer_mem_errnos,
+		.full = PEER_LEN, .prepare = peer_mem_prepare,
+		.action = peer_mem_action, .check = peer_check,
+		.cleanup = child_wfd_cleanup);
+
+FAILNTH_VARIANT(task, peer_environ_read, .allowed = peer_read_errnos,
+		.success_unseen = READ_QUERY, .prepare = peer_environ_prepare,
+		.action = peer_read_action, .check = peer_environ_check,
+		.cleanup = child_wfd_cleanup);
+
+FAILNTH_VARIANT(task, peer_pagemap_read, .allowed = peer_read_errnos,
+		.success_unseen = READ_QUERY, .full = PAGEMAP_LEN,
+		.prepare = peer_pagemap_prepare, .action = peer_pagemap_action,
+		.check = peer_pagemap_check, .cleanup = child_wfd_cleanup);
+
+FAILNTH_VARIANT(task, peer_stack_read, .allowed = peer_read_errnos,
+		.success_unseen = READ_QUERY, .prepare = peer_stack_prepare,
+		.action = peer_read_action, .check = peer_stack_check,
+		.cleanup = child_wfd_cleanup);
+
+FAILNTH_VARIANT(task, peer_map_files, .allowed = peer_read_errnos,
+		.success_unseen = READ_QUERY, .prepare = peer_map_files_prepare,
+		.action = peer_map_files_action, .check = peer_map_files_check,
+		.cleanup = child_wfd_cleanup);
+
+FAILNTH_VARIANT(task, peer_readlink_exe, .allowed = peer_read_errnos,
+		.success_unseen = READ_QUERY, .prepare = peer_readlink_prepare,
+		.action = peer_readlink_action, .check = peer_readlink_check,
+		.cleanup = child_wfd_cleanup);
+
+FAILNTH_VARIANT(task, keyctl_chown, .allowed = keyctl_errnos,
+		.prepare = key_chown_prepare, .action = key_chown_action,
+		.check = key_chown_check);
+
+FAILNTH_VARIANT(task, peer_smaps_rollup, .allowed = peer_read_errnos,
+		.prepare = peer_rollup_prepare, .action = peer_rollup_action,
+		.check = peer_rollup_check, .cleanup = child_wfd_cleanup);
+
+FAILNTH_VARIANT(task, keyctl_unlink, .allowed = keyctl_errnos,
+		.prepare = key_linked_prepare, .action = key_unlink_action,
+		.check = key_unlinked_check);
+
+FAILNTH_VARIANT(task, keyctl_clear, .allowed = keyctl_errnos,
+		.prepare = key_linked_prepare, .action = key_clear_action,
+		.check = key_unlinked_check);
+
+FAILNTH_VARIANT(task, add_key_big, .allowed = keyctl_errnos,
+		.prepare = key_prepare, .action = big_key_action,
+		.check = big_key_check, .cleanup = add_key_cleanup);
 
 FAILNTH_VARIANT(task, add_key, .allowed = key_errnos, .prepare = key_prepare,
 		.action = add_key_action, .check = add_key_check,
@@ -2250,6 +3799,26 @@ static bool ovl_scenario(const struct failnth_scenario *op)
 	       op->prepare == ovl_handle_prepare;
 }
 
+/* Whether @op is one of the scenarios in CG_DIR, made by the setup. */
+static bool cg_scenario(const struct failnth_scenario *op)
+{
+	return op->prepare == cg_attach_prepare || op->prepare == psi_prepare ||
+	       op->prepare == cg_open_prepare ||
+	       op->prepare == cg_stat_prepare ||
+	       op->prepare == cg_subtree_prepare ||
+	       op->prepare == cg_freeze_prepare ||
+	       op->prepare == cg_kill_prepare;
+}
+
+/* Whether @op is one of the keys scenarios. */
+static bool key_scenario(const struct failnth_scenario *op)
+{
+	return op->prepare == key_prepare || op->prepare == key_user_prepare ||
+	       op->prepare == key_link_prepare ||
+	       op->prepare == key_linked_prepare ||
+	       op->prepare == key_chown_prepare;
+}
+
 FIXTURE_SETUP(task)
 {
 	const char *missing = failnth_missing();
@@ -2259,6 +3828,10 @@ FIXTURE_SETUP(task)
 	ssize_t len;
 
 	self->ctx.pidfd = -1;
+	self->ctx.wfd = -1;
+	for (len = 0; len < BIG_KEY_LEN; len++)
+		big_key[len] = (char)(len % 251 + 1);
+	memset(peer_new, PEER_NEW, sizeof(peer_new));
 	self->ctx.fuse_fd = -1;
 	self->ctx.ovl_fd = -1;
 	self->ctx.ovl_root = -1;
@@ -2268,6 +3841,8 @@ FIXTURE_SETUP(task)
 	self->ctx.ns_name = variant->ns_name;
 	if (missing)
 		SKIP(return, "%s", missing);
+	if (variant->ns_flag == CLONE_NEWTIME && !ns_ino("time"))
+		SKIP(return, "no time namespace: needs CONFIG_TIME_NS");
 	if (variant->ns_name && !ns_ino(variant->ns_name)) {
 		const char *fmt =
 			"no /proc/self/ns/%s: the kernel lacks the namespace";
@@ -2338,9 +3913,24 @@ FIXTURE_SETUP(task)
 	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, NULL) &&
 	    errno != EFAULT)
 		SKIP(return, "no seccomp filters: needs CONFIG_SECCOMP_FILTER");
-	if (op->action == cgroup_action)
+	if (op->action == cgroup_action || cg_scenario(op))
 		cgroup_base(_metadata, &self->ctx);
-	if (op->prepare == key_prepare &&
+	if (cg_scenario(op))
+		ASSERT_EQ(0, mkdir(CG_DIR, 0755));
+	if ((op->prepare == cg_stat_prepare ||
+	     op->prepare == cg_subtree_prepare) &&
+	    !self->ctx.cg_memory)
+		SKIP(return, REASON_NO_MEMCG);
+	if (op->prepare == cg_subtree_prepare)
+		ASSERT_EQ(0, mkdir(CG_SUB, 0755));
+	if (op->prepare == psi_prepare &&
+	    access(CG_DIR "/memory.pressure", F_OK))
+		SKIP(return, "no pressure files: needs CONFIG_PSI");
+	if (op->prepare == hostname_prepare && unshare(CLONE_NEWUTS))
+		SKIP(return, "no UTS namespace: needs CONFIG_UTS_NS");
+	if (op->prepare == uid_map_prepare && !ns_ino("user"))
+		SKIP(return, "no user namespace: needs CONFIG_USER_NS");
+	if (key_scenario(op) &&
 	    keyctl(KEYCTL_GET_KEYRING_ID,
 		   (unsigned long)KEY_SPEC_SESSION_KEYRING, 1, 0) < 0 &&
 	    errno == ENOSYS)
@@ -2356,8 +3946,10 @@ FIXTURE_TEARDOWN(task)
 		EXPECT_EQ(0, umount2(MNT_BASE, MNT_DETACH));
 	}
 	/* What a point that ended in an ASSERT may have left. */
-	if (variant->op->action == cgroup_action)
+	if (variant->op->action == cgroup_action || cg_scenario(variant->op)) {
+		rmdir(CG_SUB);
 		rmdir(CG_DIR);
+	}
 	if (variant->op->action == mqueue_mount_action)
 		mq_unlink("/" MQ_PROBE);
 }
