@@ -966,10 +966,11 @@ FIXTURE_VARIANT(xfs)
 };
 
 /* A job of fio/, named by its file (less .fio). */
-#define FIO_JOB(name, ...)                \
-	FIXTURE_VARIANT_ADD(xfs, name)    \
-	{                                 \
-		.job = #name, __VA_ARGS__ \
+#define FIO_JOB(name, ...)                          \
+	static const char fio_job_##name[] = #name; \
+	FIXTURE_VARIANT_ADD(xfs, name)              \
+	{                                           \
+		.job = fio_job_##name, __VA_ARGS__  \
 	}
 
 FIO_JOB(randwrite_verify, .verifiable = true, .once = true);
