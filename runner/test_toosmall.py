@@ -341,6 +341,19 @@ class Sites(unittest.TestCase):
 					'ok 1 one', 'TOOSMALL:END a.one rc=0')
 		self.assertEqual({'path_openat': 1}, run['tests'][0]['sites']['by_site'])
 
+	def test_allocator_internals_are_not_sites(self):
+		# A large kmalloc's own frame (three underscores), and slab's
+		# vector for memcg accounting, are the allocator: the site is
+		# below them.
+		run = Attribution.lines(None, 'TOOSMALL:BEGIN a.one timeout=10',
+					'[    1.0] FAULT_INJECTION: forcing a failure.',
+					'[    1.0] Call Trace:',
+					'[    1.0]  [<601fb61f>] ___kmalloc_large_node+0x3f/0x120',
+					'[    1.0]  [<601fb71f>] alloc_slab_obj_exts+0x4f/0x120',
+					'[    1.0]  [<601ae28d>] user_preparse+0x2d/0x60',
+					'ok 1 one', 'TOOSMALL:END a.one rc=0')
+		self.assertEqual({'user_preparse': 1}, run['tests'][0]['sites']['by_site'])
+
 	def test_tainted_kernel_dump(self):
 		# After a WARNING, dump_stack() prints the taint on a line of
 		# its own: the dump goes on, its site still counts.

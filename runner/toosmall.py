@@ -144,10 +144,10 @@ FRAME = re.compile(PRINTK + r'\s*(?:\[<[0-9a-f]+>\]\s*)?(\?\s*)?([\w.]+)\+0x[0-9
 NOT_A_SITE = re.compile(
 	r'^(?:_printk|show_stack|dump_stack\w*|fail_dump|should_fail\w*|__should_fail\w*|'
 	r'prepare_alloc_pages|\w+_noprof|__?alloc_pages\w*|alloc_pages\w*|__?folio_alloc\w*|'
-	r'vma_alloc_folio\w*|filemap_alloc_folio\w*|kmem_cache_alloc\w*|__?kmalloc\w*|'
+	r'vma_alloc_folio\w*|filemap_alloc_folio\w*|kmem_cache_alloc\w*|_*kmalloc\w*|'
 	r'kmalloc\w*|kzalloc\w*|kcalloc\w*|krealloc\w*|__?kvmalloc\w*|kvzalloc\w*|'
 	r'kmemdup\w*|kstrn?dup\w*|__?vmalloc\w*|__get_free_pages|get_zeroed_page\w*|'
-	r'_*slab_\w*|new_slab|allocate_slab|alloc_slab_page|mempool_alloc\w*|'
+	r'_*slab_\w*|new_slab|allocate_slab|alloc_slab_page|alloc_slab_obj_exts|mempool_alloc\w*|'
 	r'vm_area_alloc_pages|um_set_signals|get_fp_registers)$')
 
 # --sites: a kmem tracepoint's line (printed through tp_printk; guest-init
