@@ -25,7 +25,7 @@
  *                FIO_FAULT_INTERVAL of fio's own tasks (task-filter and
  *                make-it-fail), sleeping ones included;
  *   tinymem      no limit, in a machine with little memory (boot the guest
- *                with mem=36M: boot.conf "fio.xfs.*.tinymem mem=36M"); as
+ *                with mem=39M: boot.conf "fio.xfs.*.tinymem mem=39M"); as
  *                under memcg_below, a thrash must show in PSI, and the
  *                test then kills fio.
  * And a pair for a power cut: replay.write acknowledges blocks (write, then
@@ -89,7 +89,7 @@
 #define REASON_NO_FAULTS \
 	"failslab/fail_page_alloc missing: needs CONFIG_FAILSLAB, CONFIG_FAIL_PAGE_ALLOC, CONFIG_FAULT_INJECTION_DEBUG_FS and debugfs mounted"
 #define REASON_NOT_TINY \
-	"needs a machine with MemTotal <= %d kB (%s): boot with mem=36M (runner: boot.conf \"fio.xfs.*.tinymem mem=36M\")"
+	"needs a machine with MemTotal <= %d kB (%s): boot with mem=39M (runner: boot.conf \"fio.xfs.*.tinymem mem=39M\")"
 #define REASON_NO_PSI \
 	"no memory.pressure: memcg_below needs PSI (CONFIG_PSI, not psi=0) to tell a thrashing group from a hung one"
 #define REASON_NO_STATE_DIR \
