@@ -379,20 +379,20 @@ static int failnth_knobs_set(enum failnth_mode mode, int verbose)
 }
 
 /*
- * Counts this process's open fds; returns the count or -errno. getdents64()
- * on a static buffer: no malloc(), whose heap growth would look like a
- * mapping change.
+ * Counts the fds in the table that the directory @dir (/proc/self/fd, open)
+ * lists, @dir included, reading it from the start; returns the count or
+ * -errno. getdents64() on a static buffer: no malloc(), whose heap growth
+ * would look like a mapping change.
  */
-static int failnth_count_fds(void)
+static int failnth_fds_in(int dir)
 {
 	static char buf[8192];
-	int fd, nr = 0, err = 0;
 	long len, off;
+	int nr = 0;
 
-	fd = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
+	if (lseek(dir, 0, SEEK_SET) < 0)
 		return -errno;
-	while ((len = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
+	while ((len = syscall(SYS_getdents64, dir, buf, sizeof(buf))) > 0) {
 		for (off = 0; off < len;) {
 			struct dirent64 *de = (struct dirent64 *)(buf + off);
 
@@ -401,34 +401,42 @@ static int failnth_count_fds(void)
 			off += de->d_reclen;
 		}
 	}
-	if (len < 0)
-		err = -errno;
-	close(fd);
+	return len < 0 ? -errno : nr;
+}
+
+/* Counts this process's open fds; returns the count or -errno. */
+static int failnth_count_fds(void)
+{
+	int dir, nr;
+
+	dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0)
+		return -errno;
+	nr = failnth_fds_in(dir);
+	close(dir);
 	/* Less the one just opened to read the directory. */
-	return err ? err : nr - 1;
+	return nr < 0 ? nr : nr - 1;
 }
 
 /*
- * Reads /proc/self/maps into @buf, without the [heap] line (malloc() may
- * grow the heap at any time); returns the length or -errno.
+ * Reads the maps that @fd (/proc/self/maps, open) shows into @buf, from
+ * the start, without the [heap] line (malloc() may grow the heap at any
+ * time); returns the length or -errno. A read at offset 0 starts the maps
+ * over (fs/seq_file.c:188, linux 6.12).
  */
-static long failnth_read_maps(char *buf, size_t size)
+static long failnth_maps_in(int fd, char *buf, size_t size)
 {
 	size_t len = 0;
 	ssize_t ret;
 	char *heap, *end;
-	int fd;
 
-	fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
 	while (len < size - 1 &&
-	       (ret = read(fd, buf + len, size - 1 - len)) > 0)
+	       (ret = pread(fd, buf + len, size - 1 - len, len)) > 0)
 		len += ret;
-	ret = ret < 0 ? -errno : len == size - 1 ? -EFBIG : 0;
-	close(fd);
-	if (ret)
-		return ret;
+	if (ret < 0)
+		return -errno;
+	if (len == size - 1)
+		return -EFBIG;
 	buf[len] = '\0';
 	heap = strstr(buf, "[heap]\n");
 	if (heap) {
@@ -441,15 +449,61 @@ static long failnth_read_maps(char *buf, size_t size)
 	return len;
 }
 
+/* Reads /proc/self/maps into @buf, as failnth_maps_in() does. */
+static long failnth_read_maps(char *buf, size_t size)
+{
+	long len;
+	int fd;
+
+	fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	len = failnth_maps_in(fd, buf, size);
+	close(fd);
+	return len;
+}
+
 /*
- * Whether the mappings are those in @before; if not, says which line
- * differs in @why. Reading the maps is not a point: it runs unarmed.
+ * Where a sweep looks, after each point, for an fd or a mapping left
+ * behind: /proc/self/fd and /proc/self/maps, opened once a sweep and read
+ * from the start at each look. Opening and closing them at each look cost
+ * a point 8 to 12 of its ~25 syscalls, each a round trip through the host
+ * in UML. Both stay open all the sweep: the counts include them.
  */
-static bool failnth_maps_same(const char *before, const char *what, char *why,
-			      size_t size)
+struct failnth_watch {
+	int dir;
+	int maps;
+};
+
+static int failnth_watch_open(struct failnth_watch *w)
+{
+	w->dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	w->maps = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	if (w->dir >= 0 && w->maps >= 0)
+		return 0;
+	return -errno;
+}
+
+static void failnth_watch_close(struct failnth_watch *w)
+{
+	if (w->dir >= 0)
+		close(w->dir);
+	if (w->maps >= 0)
+		close(w->maps);
+	w->dir = w->maps = -1;
+}
+
+/*
+ * Whether the mappings are those in @before, read through @w (NULL: open
+ * the maps for this look); if not, says which line differs in @why.
+ * Reading the maps is not a point: it runs unarmed.
+ */
+static bool failnth_maps_same(const struct failnth_watch *w, const char *before,
+			      const char *what, char *why, size_t size)
 {
 	static char now[FAILNTH_MAPS_SIZE];
-	long len = failnth_read_maps(now, sizeof(now));
+	long len = w ? failnth_maps_in(w->maps, now, sizeof(now)) :
+		       failnth_read_maps(now, sizeof(now));
 	const char *a = before, *b = now;
 
 	if (len < 0) {
@@ -694,11 +748,12 @@ static void failnth_skip_if_no_point(struct __test_metadata *_metadata,
 
 /*
  * What a point must leave as it found it: the open fds and the mappings,
- * read before the first point. A point that leaves both as they were ends
- * in the state the next one starts from, so they are read again only
- * after a point that did not (@valid false).
+ * read through @watch before the first point. A point that leaves both as
+ * they were ends in the state the next one starts from, so they are read
+ * again only after a point that did not (@valid false).
  */
 struct failnth_fresh {
+	struct failnth_watch watch;
 	bool valid;
 	int fds;
 	char maps[FAILNTH_MAPS_SIZE];
@@ -724,10 +779,10 @@ static int failnth_point(struct __test_metadata *_metadata,
 
 	why[0] = '\0';
 	if (!fresh->valid) {
-		fresh->fds = failnth_count_fds();
+		fresh->fds = failnth_fds_in(fresh->watch.dir);
 		if (fresh->fds >= 0)
-			len = failnth_read_maps(fresh->maps,
-						sizeof(fresh->maps));
+			len = failnth_maps_in(fresh->watch.maps, fresh->maps,
+					      sizeof(fresh->maps));
 		EXPECT_TRUE(fresh->fds >= 0 && len >= 0)
 		{
 			TH_LOG("%s: n=%d: counting fds or reading maps: %s",
@@ -741,7 +796,8 @@ static int failnth_point(struct __test_metadata *_metadata,
 	/* Only prepare runs between fresh and armed. */
 	if (sc->prepare) {
 		sc->prepare(_metadata, sc->arg);
-		len = failnth_read_maps(maps_prepared, sizeof(maps_prepared));
+		len = failnth_maps_in(fresh->watch.maps, maps_prepared,
+				      sizeof(maps_prepared));
 		maps_armed = maps_prepared;
 	}
 	ret = len < 0 ? len : failnth_arm(fd, n);
@@ -792,7 +848,7 @@ static int failnth_point(struct __test_metadata *_metadata,
 	if (ret < 0 && !sc->maps_may_change) {
 		more[0] = '\0';
 		ok = failnth_also(ok,
-				  failnth_maps_same(maps_armed,
+				  failnth_maps_same(&fresh->watch, maps_armed,
 						    "after the failed call",
 						    more, sizeof(more)),
 				  why, sizeof(why), more);
@@ -807,15 +863,15 @@ static int failnth_point(struct __test_metadata *_metadata,
 		ok = failnth_also(ok, sc->settled(sc->arg, more, sizeof(more)),
 				  why, sizeof(why), more);
 	}
-	now = failnth_count_fds();
+	now = failnth_fds_in(fresh->watch.dir);
 	if (now != fresh->fds) {
 		snprintf(more, sizeof(more),
 			 "%d fds open, %d before: fd leaked", now, fresh->fds);
 		ok = failnth_also(ok, false, why, sizeof(why), more);
 	}
 	more[0] = '\0';
-	same = failnth_maps_same(fresh->maps, "after cleanup", more,
-				 sizeof(more));
+	same = failnth_maps_same(&fresh->watch, fresh->maps, "after cleanup",
+				 more, sizeof(more));
 	ok = failnth_also(ok, same, why, sizeof(why), more);
 	fresh->valid = now == fresh->fds && same;
 	failnth_verdict(_metadata, sc->name, n, fired, outcome, ok, why,
@@ -900,8 +956,8 @@ static int failnth_lie_point(struct __test_metadata *_metadata,
 	 */
 	why[0] = '\0';
 	if (lie < 0 && !sc->maps_may_change)
-		ok = failnth_maps_same(maps_armed, "after the \"failed\" call",
-				       why, size);
+		ok = failnth_maps_same(NULL, maps_armed,
+				       "after the \"failed\" call", why, size);
 	if (ok && lie < 0 && failnth_count_fds() != fds) {
 		snprintf(why, size,
 			 "%d fds open, %d before the \"failed\" call",
@@ -1190,16 +1246,24 @@ static inline void failnth_sweep(struct __test_metadata *_metadata,
 		failnth_sweep_restore(_metadata, sc);
 		return;
 	}
+	err = failnth_watch_open(&fresh.watch);
+	EXPECT_EQ(0, err)
+	{
+		TH_LOG("%s: opening /proc/self/fd and maps: %s", sc->name,
+		       strerror(-err));
+	}
 	fresh.valid = false;
-	for (n = 1; n <= FAILNTH_MAX_POINTS && fired > 0; n++) {
+	for (n = 1; !err && n <= FAILNTH_MAX_POINTS && fired > 0; n++) {
 		if (failnth_elapsed(&start) > sc->deadline_s) {
 			timed_out = true;
 			break;
 		}
 		fired = failnth_point(_metadata, sc, fd, n, &st, &fresh);
 	}
-	failnth_sweep_verdicts(_metadata, sc, mode, n, timed_out, fired > 0,
-			       st.points);
+	failnth_watch_close(&fresh.watch);
+	if (!err)
+		failnth_sweep_verdicts(_metadata, sc, mode, n, timed_out,
+				       fired > 0, st.points);
 	close(fd);
 unlock:
 	munlockall();
