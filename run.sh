@@ -366,7 +366,7 @@ prepare_kernel()
 	[ "$VM" = uml ] || frags+=("$OOM_DIR/config" "$TOPDIR/uml-config/x86_64.config")
 	frags+=("${EXTRA_CONFIGS[@]}")
 	fragments_check "${frags[@]}"
-	CONFIG_HASH=$(cat "${frags[@]}" | short_hash)
+	CONFIG_HASH=$(fragment_lines "${frags[@]}" | short_hash)
 	key=$(printf '%s\n%s\n%s\n' "$SRC" "$CONFIG_HASH" "$PROFILE" | short_hash)
 	# The UML keys stay what they were; an x86_64 build is its own entry.
 	[ "$VM" = uml ] || key=$(printf '%s\n%s\n' "$key" "$VM" | short_hash)

@@ -105,6 +105,15 @@ source_check()
 	fi
 }
 
+# fragment_lines FILE...: the lines of the fragments that set something
+# (CONFIG_X=value, "# CONFIG_X is not set"), in order. The cache keys hash
+# these, so that a comment or a blank line changed in a fragment rebuilds
+# nothing.
+fragment_lines()
+{
+	grep -hE '^CONFIG_|^# CONFIG_[A-Za-z0-9_]+ is not set$' "$@"
+}
+
 # fragments_check FILE...: every line is blank, a comment or CONFIG_X=value.
 fragments_check()
 {
@@ -172,7 +181,7 @@ configure()
 	shift 2
 
 	[ "${VM:-uml}" = uml ] || base=("$src/arch/x86/configs/x86_64_defconfig")
-	hash=$(cat "${base[@]}" "$@" | short_hash)
+	hash=$(fragment_lines "${base[@]}" "$@" | short_hash)
 	if [ -f "$build/.config" ] && [ "$(cat "$build/.toosmall-config" 2>/dev/null)" = "$hash" ]; then
 		log "config $hash unchanged"
 		return 0

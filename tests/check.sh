@@ -268,12 +268,14 @@ check_cli()
 }
 
 # A user's tree (--kernel-src) is made again only when a file in it or the
-# config changed since the last good make began; a no-op make of a real
+# config changed since the last good make began (a fragment's comment is
+# not the config: fragment_lines()); a no-op make of a real
 # tree walks all of it (about 7 s). On a stand-in tree whose make writes a
 # "linux" and counts its runs (the selftests come from the default tree).
 check_cli_user_tree_remake()
 {
 	local t=$SCRATCH/usertree src frag=$SCRATCH/remake.config made got=
+	local frag2=$SCRATCH/remake-comment.config
 
 	if ! src=$(ksrc); then
 		skip "cli: a user tree is made again only when it changed" "no default tree in the cache"
@@ -312,11 +314,13 @@ check_cli_user_tree_remake()
 	remake_run			# a file saved: make
 	remake_run			# nothing changed again
 	remake_run --config "$frag"	# another config: make
-	if [ "$got" = " 1 1 2 2 3" ]; then
-		ok "cli: a user tree is made again only when a file in it or the config changed (makes after each of 5 runs:$got)"
+	printf '# HOSTFS, and a blank line\n\nCONFIG_HOSTFS=y\n' >"$frag2"
+	remake_run --config "$frag2"	# the same, but for a comment: no make
+	if [ "$got" = " 1 1 2 2 3 3" ]; then
+		ok "cli: a user tree is made again only when a file in it or the config changed (makes after each of 6 runs:$got)"
 	else
 		not_ok "cli: a user tree is made again only when a file in it or the config changed" \
-			"makes after each of 5 runs:$got (want 1 1 2 2 3)" "$(tail -n 5 "$SCRATCH/remake.log")"
+			"makes after each of 6 runs:$got (want 1 1 2 2 3 3)" "$(tail -n 5 "$SCRATCH/remake.log")"
 	fi
 	rm -rf "$SCRATCH/ucache" "$t"
 }
@@ -1264,6 +1268,7 @@ main()
 			;;
 		debug-full) check_uml_debug_failnth full 14400 'failnth*' ;;
 		interrupt) check_interrupt_build ;;
+		remake) check_cli_user_tree_remake ;;
 		mutate) check_uml_mutate ;;
 		sites) check_uml_sites ;;
 		isolation) check_uml_isolation ;;
