@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Packet, crypto (AF_ALG) and SCTP sockets while their small allocations
- * fail, one at a time.
+ * Packet, crypto (AF_ALG), SCTP, kernel TLS and XFRM (IPsec) sockets while
+ * their small allocations fail, one at a time.
  *
  * Each variant runs one call with every failslab and fail_page_alloc point
  * on its path made to fail in turn (see failnth.h), in a network namespace
@@ -21,7 +21,25 @@
  *    listener's addresses (SCTP_GET_LOCAL_ADDRS), the priority stream
  *    scheduler, the sender-dry event (SCTP_EVENTS), the reset of a stream
  *    (SCTP_RESET_STREAMS), all one-to-one style, and a user abort with a
- *    reason (SCTP_ABORT, one-to-many style).
+ *    reason (SCTP_ABORT, one-to-many style);
+ *  - kTLS (AES-GCM-128, TLS 1.2, software crypto) on a loopback TCP
+ *    connection: TCP_ULP "tls", the TLS_TX and TLS_RX keys, a send() of a
+ *    record, a sendmsg() of a handshake record (TLS_SET_RECORD_TYPE), and
+ *    the recv() that decrypts a record;
+ *  - XFRM over NETLINK_XFRM: XFRM_MSG_NEWSA of an ESP transport state on
+ *    127.0.0.1 (rfc4106(gcm(aes)), and cbc(aes) with hmac(sha256)), its
+ *    XFRM_MSG_UPDSA (a byte limit) and XFRM_MSG_DELSA, a GETSA dump, and
+ *    XFRM_MSG_NEWPOLICY of an outbound policy with an ESP template.
+ *
+ * kTLS: a success attached the layer (TCP_ULP reads "tls"), set the key
+ * (it reads back), or sent a record that the peer decrypts to the
+ * message, of the type asked; a failure left the connection as it was:
+ * no layer, no key (EBUSY), plain text still carried, nothing the peer
+ * can read, the record still there to decrypt, and the next record
+ * arrives whole. XFRM: a success is seen by GETSA or GETPOLICY (the SPI,
+ * the cipher, the byte limit, the template); a failure left no state or
+ * policy (or the old one, for UPDSA and DELSA), and the next unarmed
+ * request succeeds.
  *
  * The call must succeed or fail with an allowed errno. A success did all
  * it says: the socket takes the frame its protocol hook is for, the ring
@@ -53,8 +71,11 @@
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <linux/sctp.h>
+#include <linux/tls.h>
+#include <linux/xfrm.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <sched.h>
 #include <sys/ioctl.h>
@@ -205,6 +226,46 @@ static const int sctp_send_errnos[] = { ENOMEM, 0 };
  */
 static const int sctp_opt_errnos[] = { ENOMEM, 0 };
 
+/*
+ * Clean failures of TCP_ULP "tls": tls_init()'s context is ENOMEM
+ * (net/tls/tls_main.c:984, linux 6.12).
+ */
+static const int ulp_errnos[] = { ENOMEM, 0 };
+
+/*
+ * Clean failures of TLS_TX and TLS_RX: tls_set_sw_offload()'s context of
+ * the direction is ENOMEM (net/tls/tls_sw.c:2835, 2844), as are its AEAD
+ * tfm (crypto/api.c:521) and the receive side's stream parser
+ * (net/tls/tls_strp.c:130, linux 6.12).
+ */
+static const int tls_key_errnos[] = { ENOMEM, 0 };
+
+/*
+ * Clean failures of a kTLS send(MSG_DONTWAIT): a record that
+ * tls_sw_sendmsg() cannot get is ENOMEM (net/tls/tls_sw.c:1097); the
+ * memory of a record it cannot fill, with no time to wait, EAGAIN
+ * (net/core/stream.c:178, via tls_sw.c:1269, linux 6.12).
+ */
+static const int tls_send_errnos[] = { ENOMEM, EAGAIN, 0 };
+
+/*
+ * Clean failures of a kTLS recv(): the clear-text skb and the decryption
+ * request of tls_decrypt_sg() are ENOMEM (net/tls/tls_sw.c:1601, 1618,
+ * linux 6.12).
+ */
+static const int tls_recv_errnos[] = { ENOMEM, 0 };
+
+/*
+ * Clean failures of an XFRM request: netlink_sendmsg()'s skb and a
+ * dump's are ENOBUFS (net/netlink/af_netlink.c:1872, 2266);
+ * xfrm_state_construct()'s state is ENOMEM (net/xfrm/xfrm_user.c:845),
+ * as are its copies of the algorithms (xfrm_user.c:574, 638, 668) and
+ * ESP's AEAD tfm (crypto/api.c:521); xfrm_policy_construct()'s policy
+ * (xfrm_user.c:2122) and the inexact bin it goes in
+ * (net/xfrm/xfrm_policy.c:1242, 1250) are ENOMEM (linux 6.12).
+ */
+static const int xfrm_errnos[] = { ENOMEM, ENOBUFS, 0 };
+
 /* SHA-256 of "abc" and of nothing (FIPS 180-2, appendix B.1). */
 static const unsigned char sha256_abc[32] = {
 	0xba, 0x78, 0x16, 0xbf, 0x8f, 0x01, 0xcf, 0xea, 0x41, 0x41, 0x40,
@@ -239,6 +300,18 @@ static const unsigned char aes_cipher[16] = {
 	0xce, 0xe9, 0x8e, 0x9b, 0x12, 0xe9, 0x19, 0x7d,
 };
 
+/*
+ * XFRM: what the listed state or policy is: its SPI or port, the name of its
+ * cipher, its byte limit, whether it has an ESP template.
+ */
+struct xfrm_seen {
+	int nr;
+	unsigned int spi;
+	char alg[64];
+	__u64 limit;
+	bool tmpl;
+};
+
 /* Shared by the callbacks of a sweep; fds are -1 when closed. */
 struct sock_ctx {
 	/* The point's socket and the other end of its traffic. */
@@ -265,6 +338,16 @@ struct sock_ctx {
 	/* The variant's frame length. */
 	int frame_len;
 	char msg[MSG_LEN];
+	/* kTLS: what the point's recv() read. */
+	char buf[MSG_LEN + 64];
+	/* XFRM: the state's cipher is AEAD (else cbc(aes) with hmac). */
+	bool aead;
+	/* XFRM: the last request's sequence number, a lost reply. */
+	unsigned int seq;
+	bool lost;
+	/* XFRM: what the last request listed, and its replies. */
+	struct xfrm_seen seen;
+	char nlbuf[8192];
 };
 
 /* Whether @fd has something to read, or an error to report, within @ms. */
@@ -1670,6 +1753,886 @@ static bool self_send_check(void *arg, int ret, char *why, size_t size)
 	return takes(c->fd, c->msg, MSG_LEN, "the socket", why, size);
 }
 
+/* ---- kTLS --------------------------------------------------------- */
+
+/*
+ * The TLS 1.2 AES-GCM-128 key of both directions (the AES key of SP
+ * 800-38A), with record sequence number 0: what one end sends with TLS_TX
+ * the other decrypts with TLS_RX.
+ */
+static const struct tls12_crypto_info_aes_gcm_128 tls_info = {
+	.info.version = TLS_1_2_VERSION,
+	.info.cipher_type = TLS_CIPHER_AES_GCM_128,
+	.key = { 0x2b, 0x7e, 0x15, 0x16, 0x28, 0xae, 0xd2, 0xa6, 0xab, 0xf7,
+		 0x15, 0x88, 0x09, 0xcf, 0x4f, 0x3c },
+	.iv = { 1, 2, 3, 4, 5, 6, 7, 8 },
+	.salt = { 9, 10, 11, 12 },
+};
+
+/* What a record of MSG_LEN bytes takes on the wire: header, nonce, tag. */
+#define TLS_RECORD_LEN (5 + 8 + MSG_LEN + 16)
+
+/* The TLS upper layer protocol on @fd: 0 or -errno. */
+static int tls_ulp(int fd)
+{
+	return setsockopt(fd, SOL_TCP, TCP_ULP, "tls", sizeof("tls")) ? -errno :
+									0;
+}
+
+/* The key of direction @opt (TLS_TX or TLS_RX) on @fd: 0 or -errno. */
+static int tls_key(int fd, int opt)
+{
+	return setsockopt(fd, SOL_TLS, opt, &tls_info, sizeof(tls_info)) ?
+		       -errno :
+		       0;
+}
+
+/*
+ * Whether @fd's key of direction @opt is tls_info (@set) or none: then
+ * getsockopt() is EBUSY (net/tls/tls_main.c:467, linux 6.12).
+ */
+static bool tls_key_is(int fd, int opt, bool set, char *why, size_t size)
+{
+	struct tls12_crypto_info_aes_gcm_128 got = {};
+	socklen_t len = sizeof(got);
+	int err = getsockopt(fd, SOL_TLS, opt, &got, &len) ? errno : 0;
+
+	if (set && !err && len == sizeof(got) &&
+	    !memcmp(&got, &tls_info, sizeof(got)))
+		return true;
+	if (!set && err == EBUSY)
+		return true;
+	snprintf(why, size, "the %s key reads back %s%s, expected %s",
+		 opt == TLS_TX ? "TLS_TX" : "TLS_RX", err ? "as " : "",
+		 err ? strerror(err) : "set", set ? "the one set" : "EBUSY");
+	return false;
+}
+
+/* Sends the message from @fd, whole: 0, or says why not in @why. */
+static bool sends(int fd, char *msg, char *why, size_t size)
+{
+	ssize_t len = send(fd, msg, MSG_LEN, MSG_DONTWAIT | MSG_NOSIGNAL);
+
+	if (len == MSG_LEN)
+		return true;
+	snprintf(why, size, "sending %d bytes: %zd (%s)", MSG_LEN, len,
+		 len < 0 ? strerror(errno) : "short");
+	return false;
+}
+
+/*
+ * Whether the message sent from @from arrives whole at @to, as it was
+ * sent: in plain text, or decrypted by @to's TLS_RX.
+ */
+static bool carries_tls(struct sock_ctx *c, int from, int to, const char *what,
+			char *why, size_t size)
+{
+	return sends(from, c->msg, why, size) &&
+	       takes(to, c->msg, MSG_LEN, what, why, size);
+}
+
+/* A TCP connection over loopback: c->fd to the listener, c->peer. */
+static void tcp_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct sock_ctx *c = arg;
+
+	memset(c->buf, 0, sizeof(c->buf));
+	c->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ASSERT_LE(0, c->fd);
+	ASSERT_EQ(0, connect(c->fd, (struct sockaddr *)&c->lst_addr,
+			     sizeof(c->lst_addr)));
+	ASSERT_TRUE(ready(c->lst, ARRIVE_MS));
+	c->peer = accept4(c->lst, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	ASSERT_LE(0, c->peer);
+}
+
+static int ulp_action(void *arg)
+{
+	struct sock_ctx *c = arg;
+
+	return tls_ulp(c->fd);
+}
+
+/*
+ * A success attached the TLS layer: TCP_ULP reads "tls", and TLS_TX can
+ * be set. A failure attached none: TCP_ULP reads empty, SOL_TLS is
+ * unknown (ENOPROTOOPT), and attaching again succeeds. Either way the
+ * connection carries plain text as before.
+ */
+static bool ulp_check(void *arg, int ret, char *why, size_t size)
+{
+	struct sock_ctx *c = arg;
+	const char *want = ret < 0 ? "" : "tls";
+	char name[16] = "";
+	socklen_t len = sizeof(name);
+	int err;
+
+	err = getsockopt(c->fd, SOL_TCP, TCP_ULP, name, &len) ? errno : 0;
+	if (err || strcmp(name, want)) {
+		snprintf(why, size,
+			 "TCP_ULP reads \"%s\" (%s), expected \"%s\"", name,
+			 err ? strerror(err) : "read", want);
+		return false;
+	}
+	if (!carries_tls(c, c->fd, c->peer, "plain text to the peer", why,
+			 size))
+		return false;
+	err = tls_key(c->fd, TLS_TX);
+	if (ret < 0 && err != -ENOPROTOOPT) {
+		snprintf(why, size, "TLS_TX without the layer: %s",
+			 err ? strerror(-err) : "set");
+		return false;
+	}
+	if (ret < 0)
+		err = tls_ulp(c->fd);
+	if (!err)
+		return true;
+	snprintf(why, size, "%s: %s", ret < 0 ? "attaching again" : "TLS_TX",
+		 strerror(-err));
+	return false;
+}
+
+/* A connection with the TLS layer on both ends, and no key yet. */
+static void ulp_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct sock_ctx *c = arg;
+
+	tcp_prepare(_metadata, arg);
+	ASSERT_EQ(0, tls_ulp(c->fd));
+	ASSERT_EQ(0, tls_ulp(c->peer));
+}
+
+static int tx_action(void *arg)
+{
+	struct sock_ctx *c = arg;
+
+	return tls_key(c->fd, TLS_TX);
+}
+
+/*
+ * A success set the key: it reads back. A failure set none: it reads back
+ * as EBUSY, the socket still sends plain text, and setting the key again
+ * succeeds. Then what the socket sends is a record that the peer, given
+ * TLS_RX, decrypts to the message.
+ */
+static bool tx_check(void *arg, int ret, char *why, size_t size)
+{
+	struct sock_ctx *c = arg;
+	int err;
+
+	if (!tls_key_is(c->fd, TLS_TX, ret >= 0, why, size))
+		return false;
+	if (ret < 0 && !carries_tls(c, c->fd, c->peer, "plain text to the peer",
+				    why, size))
+		return false;
+	err = ret < 0 ? tls_key(c->fd, TLS_TX) : 0;
+	if (!err)
+		err = tls_key(c->peer, TLS_RX);
+	if (err) {
+		snprintf(why, size, "setting the keys after the call: %s",
+			 strerror(-err));
+		return false;
+	}
+	return carries_tls(c, c->fd, c->peer, "a record to the peer", why,
+			   size);
+}
+
+/* The layer on both ends, the peer sending with the key. */
+static void rx_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct sock_ctx *c = arg;
+
+	ulp_prepare(_metadata, arg);
+	ASSERT_EQ(0, tls_key(c->peer, TLS_TX));
+}
+
+static int rx_action(void *arg)
+{
+	struct sock_ctx *c = arg;
+
+	return tls_key(c->fd, TLS_RX);
+}
+
+/*
+ * A success set the key: it reads back. A failure set none: it reads back
+ * as EBUSY, and setting it again succeeds. Then the peer's record arrives
+ * decrypted.
+ */
+static bool rx_check(void *arg, int ret, char *why, size_t size)
+{
+	struct sock_ctx *c = arg;
+	int err;
+
+	if (!tls_key_is(c->fd, TLS_RX, ret >= 0, why, size))
+		return false;
+	err = ret < 0 ? tls_key(c->fd, TLS_RX) : 0;
+	if (err) {
+		snprintf(why, size, "setting TLS_RX again: %s", strerror(-err));
+		return false;
+	}
+	return carries_tls(c, c->peer, c->fd, "the peer's record", why, size);
+}
+
+/* The socket sends with the key, the peer decrypts with it. */
+static void tls_send_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct sock_ctx *c = arg;
+
+	ulp_prepare(_metadata, arg);
+	ASSERT_EQ(0, tls_key(c->fd, TLS_TX));
+	ASSERT_EQ(0, tls_key(c->peer, TLS_RX));
+}
+
+static int tls_send_action(void *arg)
+{
+	struct sock_ctx *c = arg;
+	ssize_t len = send(c->fd, c->msg, MSG_LEN, MSG_DONTWAIT | MSG_NOSIGNAL);
+
+	return len < 0 ? -errno : len;
+}
+
+/*
+ * A success sent a record that the peer decrypts to the message; a short
+ * count, one of what it counts. A failure sent nothing the peer can read.
+ * Then the next record arrives whole: nothing half-sent is in the stream
+ * before it, and both ends agree on the record sequence number.
+ */
+static bool tls_send_check(void *arg, int ret, char *why, size_t size)
+{
+	struct sock_ctx *c = arg;
+
+	if (ret < 0 &&
+	    !quiet(c->peer, "the peer after a failed send", why, size))
+		return false;
+	if (ret >= 0 &&
+	    !takes(c->peer, c->msg, ret, "the peer's record", why, size))
+		return false;
+	return carries_tls(c, c->fd, c->peer, "the next record", why, size);
+}
+
+/*
+ * The socket decrypts with the key; the peer has sent it a record of the
+ * message, which is there to read.
+ */
+static void tls_recv_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct sock_ctx *c = arg;
+
+	rx_prepare(_metadata, arg);
+	ASSERT_EQ(0, tls_key(c->fd, TLS_RX));
+	ASSERT_EQ(MSG_LEN, send(c->peer, c->msg, MSG_LEN, MSG_DONTWAIT));
+	ASSERT_TRUE(ready(c->fd, ARRIVE_MS));
+}
+
+static int tls_recv_action(void *arg)
+{
+	struct sock_ctx *c = arg;
+	ssize_t len = recv(c->fd, c->buf, MSG_LEN, MSG_DONTWAIT);
+
+	return len < 0 ? -errno : len;
+}
+
+/*
+ * A success read the message, decrypted; a short count, its start, and
+ * the rest is there to read. A failure read nothing: the whole record is
+ * still there, and decrypts. Then the connection carries the next record.
+ */
+static bool tls_recv_check(void *arg, int ret, char *why, size_t size)
+{
+	struct sock_ctx *c = arg;
+	int done = ret < 0 ? 0 : ret;
+
+	if (memcmp(c->buf, c->msg, done)) {
+		snprintf(why, size, "the %d bytes read differ from the message",
+			 done);
+		return false;
+	}
+	if (done < MSG_LEN && !takes(c->fd, c->msg + done, MSG_LEN - done,
+				     "the record after the call", why, size))
+		return false;
+	if (done == MSG_LEN && !quiet(c->fd, "after the record", why, size))
+		return false;
+	return carries_tls(c, c->peer, c->fd, "the next record", why, size);
+}
+
+/* The record type of a handshake record (RFC 5246, 6.2.1). */
+#define TLS_HANDSHAKE 22
+
+/* A record of the handshake type, set with a control message. */
+static int tls_type_action(void *arg)
+{
+	struct sock_ctx *c = arg;
+	char cbuf[CMSG_SPACE(1)] = {};
+	struct iovec iov = { c->msg, MSG_LEN };
+	struct msghdr m = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = cbuf,
+		.msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+	ssize_t len;
+
+	cm->cmsg_level = SOL_TLS;
+	cm->cmsg_type = TLS_SET_RECORD_TYPE;
+	cm->cmsg_len = CMSG_LEN(1);
+	*CMSG_DATA(cm) = TLS_HANDSHAKE;
+	len = sendmsg(c->fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
+	return len < 0 ? -errno : len;
+}
+
+/*
+ * Whether the peer takes a record of the handshake type holding the first
+ * @len bytes of the message, within ARRIVE_MS; else says why.
+ */
+static bool takes_type(struct sock_ctx *c, int len, char *why, size_t size)
+{
+	char cbuf[CMSG_SPACE(1)] = {};
+	struct iovec iov = { c->buf, sizeof(c->buf) };
+	struct msghdr m = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = cbuf,
+		.msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cm;
+	ssize_t got = -1;
+	int type = -1;
+
+	errno = ETIMEDOUT;
+	if (ready(c->peer, ARRIVE_MS))
+		got = recvmsg(c->peer, &m, MSG_DONTWAIT);
+	cm = got < 0 ? NULL : CMSG_FIRSTHDR(&m);
+	if (cm && cm->cmsg_level == SOL_TLS &&
+	    cm->cmsg_type == TLS_GET_RECORD_TYPE)
+		type = *CMSG_DATA(cm);
+	if (got == len && type == TLS_HANDSHAKE && !memcmp(c->buf, c->msg, len))
+		return true;
+	snprintf(why, size,
+		 "the peer read %zd bytes (%s) of type %d, not %d of %d", got,
+		 got < 0 ? strerror(errno) : "read", type, len, TLS_HANDSHAKE);
+	return false;
+}
+
+/*
+ * A success sent a handshake record that the peer decrypts to the message
+ * (a short count, to what it counts), with its type; a failure sent
+ * nothing the peer can read. Then the next record, of data, arrives
+ * whole.
+ */
+static bool tls_type_check(void *arg, int ret, char *why, size_t size)
+{
+	struct sock_ctx *c = arg;
+
+	if (ret < 0 &&
+	    !quiet(c->peer, "the peer after a failed send", why, size))
+		return false;
+	if (ret >= 0 && !takes_type(c, ret, why, size))
+		return false;
+	return carries_tls(c, c->fd, c->peer, "the next record", why, size);
+}
+
+/* ---- XFRM --------------------------------------------------------- */
+
+/* The SPI of the variants' state, and of the one NEWSA adds beside it. */
+#define XFRM_SPI 0x1000
+
+/* The byte limit UPDSA sets, where the state had none. */
+#define XFRM_LIMIT 1048576
+
+/* What the states' algorithms need, for a kernel without them. */
+#define XFRM_ALGS \
+	"CONFIG_CRYPTO_GCM, CONFIG_CRYPTO_SEQIV, CONFIG_CRYPTO_HMAC and CONFIG_CRYPTO_SHA256"
+
+/* The UDP port the policy's selector is for: no traffic goes to it. */
+#define XFRM_PORT 4242
+
+/* A request of NETLINK_XFRM, with room for its attributes. */
+struct xfrm_req {
+	struct nlmsghdr nh;
+	union {
+		struct xfrm_usersa_info sa;
+		struct xfrm_usersa_id id;
+		struct xfrm_userpolicy_info pol;
+		struct xfrm_userpolicy_id pid;
+		struct xfrm_usersa_flush flush;
+	};
+	char attrs[512];
+};
+
+/* Appends the attribute @type of @len bytes of @val to @r. */
+static void *xfrm_attr(struct xfrm_req *r, unsigned short type, const void *val,
+		       size_t len)
+{
+	struct rtattr *rta = (void *)((char *)r + NLMSG_ALIGN(r->nh.nlmsg_len));
+
+	rta->rta_type = type;
+	rta->rta_len = RTA_LENGTH(len);
+	memset(RTA_DATA(rta), 0, len);
+	if (val)
+		memcpy(RTA_DATA(rta), val, len);
+	r->nh.nlmsg_len =
+		NLMSG_ALIGN(r->nh.nlmsg_len) + RTA_ALIGN(rta->rta_len);
+	return RTA_DATA(rta);
+}
+
+/* A request of @type with a header of @len bytes, acknowledged. */
+static void xfrm_head(struct xfrm_req *r, int type, size_t len)
+{
+	memset(r, 0, sizeof(*r));
+	r->nh.nlmsg_type = type;
+	r->nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	r->nh.nlmsg_len = NLMSG_LENGTH(len);
+}
+
+/* Records @nh, a state or a policy, in c->seen; counts it if ours. */
+static void xfrm_record(struct sock_ctx *c, struct nlmsghdr *nh)
+{
+	struct xfrm_seen *s = &c->seen;
+	struct rtattr *rta;
+	int len;
+
+	if (nh->nlmsg_type == XFRM_MSG_NEWSA) {
+		struct xfrm_usersa_info *sa = NLMSG_DATA(nh);
+
+		if (ntohl(sa->id.spi) != XFRM_SPI)
+			return;
+		s->spi = ntohl(sa->id.spi);
+		s->limit = sa->lft.hard_byte_limit;
+		rta = (void *)((char *)sa + NLMSG_ALIGN(sizeof(*sa)));
+		len = nh->nlmsg_len - NLMSG_LENGTH(sizeof(*sa));
+	} else if (nh->nlmsg_type == XFRM_MSG_NEWPOLICY) {
+		struct xfrm_userpolicy_info *pol = NLMSG_DATA(nh);
+
+		if (ntohs(pol->sel.dport) != XFRM_PORT)
+			return;
+		s->spi = XFRM_PORT;
+		rta = (void *)((char *)pol + NLMSG_ALIGN(sizeof(*pol)));
+		len = nh->nlmsg_len - NLMSG_LENGTH(sizeof(*pol));
+	} else {
+		return;
+	}
+	s->nr++;
+	for (; RTA_OK(rta, len); rta = RTA_NEXT(rta, len)) {
+		struct xfrm_user_tmpl *t = RTA_DATA(rta);
+
+		/* The cipher's name leads xfrm_algo and xfrm_algo_aead. */
+		if (rta->rta_type == XFRMA_ALG_AEAD ||
+		    rta->rta_type == XFRMA_ALG_CRYPT)
+			snprintf(s->alg, sizeof(s->alg), "%.63s",
+				 (char *)RTA_DATA(rta));
+		if (rta->rta_type == XFRMA_TMPL &&
+		    RTA_PAYLOAD(rta) >= sizeof(*t) &&
+		    t->id.proto == IPPROTO_ESP)
+			s->tmpl = true;
+	}
+}
+
+/*
+ * Sends @r with a new sequence number and reads its replies within
+ * ARRIVE_MS each, recording each state or policy in c->seen: returns the
+ * acknowledgment's error, 0 at the end of a dump or at the reply to a get,
+ * or -errno. A read that fails with ENOBUFS means a reply could not be
+ * allocated and was dropped (net/netlink/af_netlink.c:netlink_ack() sets
+ * sk_err): c->lost says so.
+ */
+static int xfrm_ask(struct sock_ctx *c, struct xfrm_req *r)
+{
+	memset(&c->seen, 0, sizeof(c->seen));
+	c->lost = false;
+	r->nh.nlmsg_seq = ++c->seq;
+	if (send(c->nl, r, r->nh.nlmsg_len, 0) < 0)
+		return -errno;
+	for (;;) {
+		struct nlmsghdr *nh;
+		ssize_t len;
+
+		if (!ready(c->nl, ARRIVE_MS))
+			return -ETIME;
+		len = recv(c->nl, c->nlbuf, sizeof(c->nlbuf), MSG_DONTWAIT);
+		if (len < 0) {
+			c->lost = errno == ENOBUFS;
+			return -errno;
+		}
+		for (nh = (void *)c->nlbuf; NLMSG_OK(nh, len);
+		     nh = NLMSG_NEXT(nh, len)) {
+			if (nh->nlmsg_seq != c->seq)
+				continue;
+			if (nh->nlmsg_type == NLMSG_ERROR)
+				return ((struct nlmsgerr *)NLMSG_DATA(nh))
+					->error;
+			if (nh->nlmsg_type == NLMSG_DONE)
+				return 0;
+			xfrm_record(c, nh);
+			if (!(r->nh.nlmsg_flags & NLM_F_DUMP))
+				return 0;
+		}
+	}
+}
+
+/*
+ * An ESP state from and to 127.0.0.1, transport mode, SPI XFRM_SPI + @off,
+ * with the byte limit @limit: of rfc4106(gcm(aes)) (c->aead) or of
+ * cbc(aes) with hmac(sha256) truncated to 128 bits. @type: XFRM_MSG_NEWSA
+ * or XFRM_MSG_UPDSA.
+ */
+static int xfrm_sa(struct sock_ctx *c, int type, int off, __u64 limit)
+{
+	struct xfrm_req r;
+	struct xfrm_usersa_info *sa = &r.sa;
+
+	xfrm_head(&r, type, sizeof(*sa));
+	sa->sel.family = AF_INET;
+	sa->id.daddr.a4 = htonl(INADDR_LOOPBACK);
+	sa->id.spi = htonl(XFRM_SPI + off);
+	sa->id.proto = IPPROTO_ESP;
+	sa->saddr.a4 = htonl(INADDR_LOOPBACK);
+	sa->family = AF_INET;
+	sa->mode = XFRM_MODE_TRANSPORT;
+	sa->reqid = 1;
+	sa->replay_window = 32;
+	sa->lft.soft_byte_limit = XFRM_INF;
+	sa->lft.hard_byte_limit = limit;
+	sa->lft.soft_packet_limit = XFRM_INF;
+	sa->lft.hard_packet_limit = XFRM_INF;
+	if (c->aead) {
+		struct xfrm_algo_aead *a =
+			xfrm_attr(&r, XFRMA_ALG_AEAD, NULL, sizeof(*a) + 20);
+
+		snprintf(a->alg_name, sizeof(a->alg_name), "rfc4106(gcm(aes))");
+		a->alg_key_len = 20 * 8;
+		a->alg_icv_len = 128;
+		memcpy(a->alg_key, aes_key, 16);
+	} else {
+		struct xfrm_algo *e =
+			xfrm_attr(&r, XFRMA_ALG_CRYPT, NULL, sizeof(*e) + 16);
+		struct xfrm_algo_auth *a = xfrm_attr(&r, XFRMA_ALG_AUTH_TRUNC,
+						     NULL, sizeof(*a) + 32);
+
+		snprintf(e->alg_name, sizeof(e->alg_name), "cbc(aes)");
+		e->alg_key_len = 16 * 8;
+		memcpy(e->alg_key, aes_key, 16);
+		snprintf(a->alg_name, sizeof(a->alg_name), "hmac(sha256)");
+		a->alg_key_len = 32 * 8;
+		a->alg_trunc_len = 128;
+		memcpy(a->alg_key, sha256_abc, 32);
+	}
+	return xfrm_ask(c, &r);
+}
+
+/* The name of the cipher of the variant's state. */
+static const char *xfrm_alg(struct sock_ctx *c)
+{
+	return c->aead ? "rfc4106(gcm(aes))" : "cbc(aes)";
+}
+
+/* The state of SPI XFRM_SPI asked for (XFRM_MSG_GETSA), or deleted. */
+static int xfrm_sa_id(struct sock_ctx *c, int type)
+{
+	struct xfrm_req r;
+
+	xfrm_head(&r, type, sizeof(r.id));
+	if (type == XFRM_MSG_GETSA)
+		r.nh.nlmsg_flags = NLM_F_REQUEST;
+	r.id.daddr.a4 = htonl(INADDR_LOOPBACK);
+	r.id.spi = htonl(XFRM_SPI);
+	r.id.family = AF_INET;
+	r.id.proto = IPPROTO_ESP;
+	return xfrm_ask(c, &r);
+}
+
+/* Every state listed (XFRM_MSG_GETSA with NLM_F_DUMP, no header). */
+static int xfrm_dump(struct sock_ctx *c)
+{
+	struct xfrm_req r;
+
+	xfrm_head(&r, XFRM_MSG_GETSA, 0);
+	r.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	return xfrm_ask(c, &r);
+}
+
+/*
+ * The selector of the policy: UDP from and to 127.0.0.1, to port
+ * XFRM_PORT.
+ */
+static void xfrm_sel(struct xfrm_selector *sel)
+{
+	sel->daddr.a4 = htonl(INADDR_LOOPBACK);
+	sel->saddr.a4 = htonl(INADDR_LOOPBACK);
+	sel->dport = htons(XFRM_PORT);
+	sel->dport_mask = 0xffff;
+	sel->family = AF_INET;
+	sel->prefixlen_d = 32;
+	sel->prefixlen_s = 32;
+	sel->proto = IPPROTO_UDP;
+}
+
+/* An outbound policy that requires ESP in transport mode (NEWPOLICY). */
+static int xfrm_policy(struct sock_ctx *c)
+{
+	struct xfrm_req r;
+	struct xfrm_userpolicy_info *pol = &r.pol;
+	struct xfrm_user_tmpl *t;
+
+	xfrm_head(&r, XFRM_MSG_NEWPOLICY, sizeof(*pol));
+	xfrm_sel(&pol->sel);
+	pol->lft.soft_byte_limit = XFRM_INF;
+	pol->lft.hard_byte_limit = XFRM_INF;
+	pol->lft.soft_packet_limit = XFRM_INF;
+	pol->lft.hard_packet_limit = XFRM_INF;
+	pol->priority = 1;
+	pol->dir = XFRM_POLICY_OUT;
+	pol->action = XFRM_POLICY_ALLOW;
+	t = xfrm_attr(&r, XFRMA_TMPL, NULL, sizeof(*t));
+	t->id.daddr.a4 = htonl(INADDR_LOOPBACK);
+	t->id.proto = IPPROTO_ESP;
+	t->family = AF_INET;
+	t->saddr.a4 = htonl(INADDR_LOOPBACK);
+	t->reqid = 1;
+	t->mode = XFRM_MODE_TRANSPORT;
+	t->aalgos = ~0U;
+	t->ealgos = ~0U;
+	t->calgos = ~0U;
+	return xfrm_ask(c, &r);
+}
+
+/* The policy asked for (XFRM_MSG_GETPOLICY). */
+static int xfrm_get_policy(struct sock_ctx *c)
+{
+	struct xfrm_req r;
+
+	xfrm_head(&r, XFRM_MSG_GETPOLICY, sizeof(r.pid));
+	r.nh.nlmsg_flags = NLM_F_REQUEST;
+	xfrm_sel(&r.pid.sel);
+	r.pid.dir = XFRM_POLICY_OUT;
+	return xfrm_ask(c, &r);
+}
+
+/* Removes every ESP state and every policy: 0 or -errno. */
+static int xfrm_flush(struct sock_ctx *c)
+{
+	struct xfrm_req r;
+	int err;
+
+	xfrm_head(&r, XFRM_MSG_FLUSHSA, sizeof(r.flush));
+	r.flush.proto = IPPROTO_ESP;
+	err = xfrm_ask(c, &r);
+	if (err)
+		return err;
+	xfrm_head(&r, XFRM_MSG_FLUSHPOLICY, 0);
+	return xfrm_ask(c, &r);
+}
+
+/*
+ * A request whose acknowledgment was dropped may have been carried out:
+ * as a client must, ask (the fault has fired, nothing else fails), and
+ * take what is there as the outcome: a state of SPI XFRM_SPI with @limit
+ * (@present), or none.
+ */
+static int xfrm_resolve(struct sock_ctx *c, int ret, bool present, __u64 limit)
+{
+	int err;
+
+	if (!c->lost)
+		return ret;
+	err = xfrm_sa_id(c, XFRM_MSG_GETSA);
+	if (present)
+		return !err && c->seen.nr == 1 && c->seen.limit == limit ? 0 :
+									   ret;
+	return err == -ESRCH ? 0 : ret;
+}
+
+static int newsa_action(void *arg)
+{
+	struct sock_ctx *c = arg;
+
+	return xfrm_resolve(c, xfrm_sa(c, XFRM_MSG_NEWSA, 0, XFRM_INF), true,
+			    XFRM_INF);
+}
+
+/*
+ * Whether GETSA finds the state of SPI XFRM_SPI (@present) with its
+ * cipher and the byte limit @limit, or no state; else says why.
+ */
+static bool sa_is(struct sock_ctx *c, bool present, __u64 limit, char *why,
+		  size_t size)
+{
+	const char *alg = xfrm_alg(c);
+	int err = xfrm_sa_id(c, XFRM_MSG_GETSA);
+
+	if (!present && err == -ESRCH)
+		return true;
+	if (present && !err && c->seen.nr == 1 && !strcmp(c->seen.alg, alg) &&
+	    c->seen.limit == limit)
+		return true;
+	snprintf(why, size,
+		 "GETSA: %s, %d states of \"%s\", byte limit %llu: %s",
+		 strerror(-err), c->seen.nr, c->seen.alg,
+		 (unsigned long long)c->seen.limit,
+		 present ? "want one, the one set" : "want none (ESRCH)");
+	return false;
+}
+
+/*
+ * A success added the state: GETSA finds it, with its cipher. A failure
+ * added none, and adding it again succeeds.
+ */
+static bool newsa_check(void *arg, int ret, char *why, size_t size)
+{
+	struct sock_ctx *c = arg;
+	int err;
+
+	if (!sa_is(c, ret >= 0, XFRM_INF, why, size))
+		return false;
+	if (ret >= 0)
+		return true;
+	err = xfrm_sa(c, XFRM_MSG_NEWSA, 0, XFRM_INF);
+	if (!err)
+		return sa_is(c, true, XFRM_INF, why, size);
+	snprintf(why, size, "adding the state again: %s", strerror(-err));
+	return false;
+}
+
+/* Removes what the point added: every state and policy. */
+static void xfrm_cleanup(struct __test_metadata *_metadata, void *arg, int ret)
+{
+	EXPECT_EQ(0, xfrm_flush(arg));
+}
+
+/* The state of SPI XFRM_SPI, with no byte limit. */
+static void sa_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	ASSERT_EQ(0, xfrm_sa(arg, XFRM_MSG_NEWSA, 0, XFRM_INF));
+}
+
+static int updsa_action(void *arg)
+{
+	struct sock_ctx *c = arg;
+
+	return xfrm_resolve(c, xfrm_sa(c, XFRM_MSG_UPDSA, 0, XFRM_LIMIT), true,
+			    XFRM_LIMIT);
+}
+
+/*
+ * A success gave the state the byte limit; a failure left it as it was,
+ * without one (not removed), and the update succeeds again.
+ */
+static bool updsa_check(void *arg, int ret, char *why, size_t size)
+{
+	struct sock_ctx *c = arg;
+	int err;
+
+	if (!sa_is(c, true, ret < 0 ? XFRM_INF : XFRM_LIMIT, why, size))
+		return false;
+	if (ret >= 0)
+		return true;
+	err = xfrm_sa(c, XFRM_MSG_UPDSA, 0, XFRM_LIMIT);
+	if (!err)
+		return sa_is(c, true, XFRM_LIMIT, why, size);
+	snprintf(why, size, "updating the state again: %s", strerror(-err));
+	return false;
+}
+
+static int delsa_action(void *arg)
+{
+	struct sock_ctx *c = arg;
+
+	return xfrm_resolve(c, xfrm_sa_id(c, XFRM_MSG_DELSA), false, 0);
+}
+
+/*
+ * A success removed the state; a failure left it as it was, and removing
+ * it again succeeds.
+ */
+static bool delsa_check(void *arg, int ret, char *why, size_t size)
+{
+	struct sock_ctx *c = arg;
+	int err;
+
+	if (!sa_is(c, ret < 0, XFRM_INF, why, size))
+		return false;
+	if (ret >= 0)
+		return true;
+	err = xfrm_sa_id(c, XFRM_MSG_DELSA);
+	if (!err)
+		return sa_is(c, false, 0, why, size);
+	snprintf(why, size, "removing the state again: %s", strerror(-err));
+	return false;
+}
+
+/* The state, and another beside it: a dump of two. */
+static void dump_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	sa_prepare(_metadata, arg);
+	ASSERT_EQ(0, xfrm_sa(arg, XFRM_MSG_NEWSA, 1, XFRM_INF));
+}
+
+static int dump_action(void *arg)
+{
+	return xfrm_dump(arg);
+}
+
+/* A success listed the state of SPI XFRM_SPI, once, with its cipher. */
+static bool dump_check(void *arg, int ret, char *why, size_t size)
+{
+	struct sock_ctx *c = arg;
+
+	if (ret < 0 || (c->seen.nr == 1 && !strcmp(c->seen.alg, xfrm_alg(c))))
+		return true;
+	snprintf(why, size, "the dump listed %d states of SPI %#x (\"%s\")",
+		 c->seen.nr, XFRM_SPI, c->seen.alg);
+	return false;
+}
+
+/*
+ * Whether GETPOLICY finds the policy (@present), with its ESP template,
+ * or none; else says why.
+ */
+static bool policy_is(struct sock_ctx *c, bool present, char *why, size_t size)
+{
+	int err = xfrm_get_policy(c);
+
+	if (!present && err == -ENOENT)
+		return true;
+	if (present && !err && c->seen.nr == 1 && c->seen.tmpl)
+		return true;
+	snprintf(why, size,
+		 "GETPOLICY: %s, %d policies (%s ESP template), expected %s",
+		 strerror(-err), c->seen.nr, c->seen.tmpl ? "with" : "without",
+		 present ? "one with its template" : "none (ENOENT)");
+	return false;
+}
+
+static int policy_action(void *arg)
+{
+	struct sock_ctx *c = arg;
+	int ret = xfrm_policy(c);
+
+	if (!c->lost)
+		return ret;
+	return xfrm_get_policy(c) == 0 && c->seen.nr == 1 ? 0 : ret;
+}
+
+/*
+ * A success added the policy: GETPOLICY finds it, with its template. A
+ * failure added none, and adding it again succeeds.
+ */
+static bool policy_check(void *arg, int ret, char *why, size_t size)
+{
+	struct sock_ctx *c = arg;
+	int err;
+
+	if (!policy_is(c, ret >= 0, why, size))
+		return false;
+	if (ret >= 0)
+		return true;
+	err = xfrm_policy(c);
+	if (!err)
+		return policy_is(c, true, why, size);
+	snprintf(why, size, "adding the policy again: %s", strerror(-err));
+	return false;
+}
+
 /* ---- the fixture -------------------------------------------------- */
 
 /*
@@ -1695,7 +2658,7 @@ static void fd_cleanup(struct __test_metadata *_metadata, void *arg, int ret)
 	sock_cleanup(_metadata, arg, ret);
 }
 
-enum sock_kind { PACKET, HASH, CIPHER, SCTP };
+enum sock_kind { PACKET, HASH, CIPHER, SCTP, TLS, XFRM };
 
 FIXTURE(sock)
 {
@@ -1712,6 +2675,8 @@ FIXTURE_VARIANT(sock)
 	int frame_len;
 	/* SCTP: the listener has IP options, for its new sockets to copy. */
 	bool ip_options;
+	/* XFRM: the state is of rfc4106(gcm(aes)). */
+	bool aead;
 };
 
 FAILNTH_VARIANT_MORE(sock, packet_socket, (.kind = PACKET),
@@ -1883,6 +2848,61 @@ FAILNTH_VARIANT_MORE(sock, sctp_send_self_fragments, (.kind = SCTP),
 		     .prepare = self_frag_prepare, .action = sctp_send_action,
 		     .check = self_send_check, .cleanup = sock_cleanup);
 
+FAILNTH_VARIANT_MORE(sock, tls_ulp, (.kind = TLS), .allowed = ulp_errnos,
+		     .prepare = tcp_prepare, .action = ulp_action,
+		     .check = ulp_check, .cleanup = sock_cleanup);
+
+FAILNTH_VARIANT_MORE(sock, tls_tx, (.kind = TLS), .allowed = tls_key_errnos,
+		     .prepare = ulp_prepare, .action = tx_action,
+		     .check = tx_check, .cleanup = sock_cleanup);
+
+FAILNTH_VARIANT_MORE(sock, tls_rx, (.kind = TLS), .allowed = tls_key_errnos,
+		     .prepare = rx_prepare, .action = rx_action,
+		     .check = rx_check, .cleanup = sock_cleanup);
+
+FAILNTH_VARIANT_MORE(sock, tls_send, (.kind = TLS), .allowed = tls_send_errnos,
+		     .full = MSG_LEN, .prepare = tls_send_prepare,
+		     .action = tls_send_action, .check = tls_send_check,
+		     .cleanup = sock_cleanup);
+
+FAILNTH_VARIANT_MORE(sock, tls_sendmsg_record_type, (.kind = TLS),
+		     .allowed = tls_send_errnos, .full = MSG_LEN,
+		     .prepare = tls_send_prepare, .action = tls_type_action,
+		     .check = tls_type_check, .cleanup = sock_cleanup);
+
+FAILNTH_VARIANT_MORE(sock, tls_recv, (.kind = TLS), .allowed = tls_recv_errnos,
+		     .full = MSG_LEN, .prepare = tls_recv_prepare,
+		     .action = tls_recv_action, .check = tls_recv_check,
+		     .cleanup = sock_cleanup);
+
+FAILNTH_VARIANT_MORE(sock, xfrm_newsa_gcm, (.kind = XFRM, .aead = true),
+		     .allowed = xfrm_errnos, .action = newsa_action,
+		     .check = newsa_check, .cleanup = xfrm_cleanup);
+
+FAILNTH_VARIANT_MORE(sock, xfrm_newsa_cbc_hmac, (.kind = XFRM),
+		     .allowed = xfrm_errnos, .action = newsa_action,
+		     .check = newsa_check, .cleanup = xfrm_cleanup);
+
+FAILNTH_VARIANT_MORE(sock, xfrm_updsa, (.kind = XFRM, .aead = true),
+		     .allowed = xfrm_errnos, .prepare = sa_prepare,
+		     .action = updsa_action, .check = updsa_check,
+		     .cleanup = xfrm_cleanup);
+
+FAILNTH_VARIANT_MORE(sock, xfrm_delsa, (.kind = XFRM, .aead = true),
+		     .allowed = xfrm_errnos, .prepare = sa_prepare,
+		     .action = delsa_action, .check = delsa_check,
+		     .cleanup = xfrm_cleanup);
+
+FAILNTH_VARIANT_MORE(sock, xfrm_getsa_dump, (.kind = XFRM),
+		     .allowed = xfrm_errnos,
+		     .success_unseen = "a query changes nothing",
+		     .prepare = dump_prepare, .action = dump_action,
+		     .check = dump_check, .cleanup = xfrm_cleanup);
+
+FAILNTH_VARIANT_MORE(sock, xfrm_newpolicy, (.kind = XFRM),
+		     .allowed = xfrm_errnos, .action = policy_action,
+		     .check = policy_check, .cleanup = xfrm_cleanup);
+
 /* Sets IFF_UP on lo with the socket @fd: 0 or -errno. */
 static int lo_up(int fd)
 {
@@ -1907,12 +2927,24 @@ static const char *sock_missing(struct sock_ctx *c, enum sock_kind kind)
 		[CIPHER] =
 			"AF_ALG skcipher or cbc(aes) missing: needs CONFIG_CRYPTO_USER_API_SKCIPHER, CONFIG_CRYPTO_CBC and CONFIG_CRYPTO_AES",
 		[SCTP] = "SCTP missing: needs CONFIG_IP_SCTP",
+		[TLS] = "kTLS missing: needs CONFIG_TLS",
+		[XFRM] = "XFRM netlink missing: needs CONFIG_XFRM_USER",
 	};
 	int err;
 
 	if (kind == PACKET) {
 		c->snd = packet_socket(0);
 		return c->snd < 0 && errno == EAFNOSUPPORT ? need[kind] : NULL;
+	}
+	if (kind == TLS) {
+		c->lst = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		return NULL;
+	}
+	if (kind == XFRM) {
+		c->nl = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC,
+			       NETLINK_XFRM);
+		return c->nl < 0 && errno == EPROTONOSUPPORT ? need[kind] :
+							       NULL;
 	}
 	if (kind == SCTP) {
 		c->lst = sctp_socket();
@@ -1924,6 +2956,52 @@ static const char *sock_missing(struct sock_ctx *c, enum sock_kind kind)
 		return errno == EAFNOSUPPORT ? need[kind] : NULL;
 	err = alg_bind(c->alg, kind == CIPHER);
 	return err == -ENOENT ? need[kind] : NULL;
+}
+
+/*
+ * The TCP listener on loopback, non-blocking (cleanup takes what waits),
+ * and a connection to it that takes the TLS layer: a kernel without it
+ * has no "tls" ULP (ENOENT, net/ipv4/tcp_ulp.c:__tcp_ulp_find_autoload()).
+ */
+static void tls_setup(struct __test_metadata *_metadata, struct sock_ctx *c)
+{
+	socklen_t len = sizeof(c->lst_addr);
+	int err;
+
+	ASSERT_LE(0, c->lst);
+	c->lst_addr.sin_family = AF_INET;
+	c->lst_addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ASSERT_EQ(0, bind(c->lst, (struct sockaddr *)&c->lst_addr, len));
+	ASSERT_EQ(0,
+		  getsockname(c->lst, (struct sockaddr *)&c->lst_addr, &len));
+	ASSERT_EQ(0, listen(c->lst, 16));
+	ASSERT_EQ(0, fcntl(c->lst, F_SETFL, O_NONBLOCK));
+	tcp_prepare(_metadata, c);
+	err = tls_ulp(c->fd);
+	close_fd(&c->fd);
+	close_fd(&c->peer);
+	if (err == -ENOENT)
+		SKIP(return, "kTLS missing: needs CONFIG_TLS");
+	ASSERT_EQ(0, err);
+}
+
+/*
+ * The NETLINK_XFRM socket, and a probe of the variant's state: without
+ * ESP it is EPROTONOSUPPORT (net/xfrm/xfrm_state.c:__xfrm_init_state()),
+ * without its algorithms ENOSYS (net/xfrm/xfrm_user.c:attach_aead()).
+ */
+static void xfrm_setup(struct __test_metadata *_metadata, struct sock_ctx *c)
+{
+	int err;
+
+	ASSERT_LE(0, c->nl);
+	err = xfrm_sa(c, XFRM_MSG_NEWSA, 0, XFRM_INF);
+	if (err == -EPROTONOSUPPORT)
+		SKIP(return, "ESP missing: needs CONFIG_INET_ESP");
+	if (err == -ENOSYS || err == -ENOENT)
+		SKIP(return, "%s missing: needs %s", xfrm_alg(c), XFRM_ALGS);
+	ASSERT_EQ(0, err);
+	ASSERT_EQ(0, xfrm_flush(c));
 }
 
 FIXTURE_SETUP(sock)
@@ -1946,6 +3024,7 @@ FIXTURE_SETUP(sock)
 	c->version = variant->version;
 	c->ring_opt = variant->ring_opt;
 	c->cipher = variant->kind == CIPHER;
+	c->aead = variant->aead;
 	for (i = 0; i < MSG_LEN; i++)
 		c->msg[i] = (char)(i * 7 + 3);
 	/* All-zero addresses: lo's own, so lo takes it in (PACKET_HOST). */
@@ -1989,6 +3068,10 @@ FIXTURE_SETUP(sock)
 		c->nl = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC,
 			       NETLINK_ROUTE);
 		ASSERT_LE(0, c->nl);
+	} else if (variant->kind == TLS) {
+		tls_setup(_metadata, c);
+	} else if (variant->kind == XFRM) {
+		xfrm_setup(_metadata, c);
 	} else if (variant->kind == SCTP) {
 		ASSERT_LE(0, c->lst);
 		c->lst_addr.sin_family = AF_INET;
