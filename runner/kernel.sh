@@ -2,7 +2,7 @@
 # shellcheck shell=bash
 # Stages "source", "configure" and "build": a kernel tree in, a UML binary
 # (or, under --vm qemu, an x86_64 bzImage) out, cached in $CACHE/build/<key>
-# where key hashes the tree's real path, the fragments' contents, the
+# where key hashes the tree's real path, the fragments' settings, the
 # profile and the VM. The tree is never written: every make runs with O=.
 
 readonly DEFAULT_SRC_PKG=linux-source-6.12
