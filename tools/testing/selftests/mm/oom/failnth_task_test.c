@@ -9,7 +9,13 @@
  * mqueue filesystem, a FUSE filesystem or an overlay (and, through an
  * overlay, copies a file up, sets an xattr, renames a directory, looks up
  * a copied-up file or a renamed directory, reads a merged or an impure
- * directory, opens a file by its handle), or makes a cgroup; or acts on
+ * directory, opens a file by its handle); or works on a tree of tmpfs
+ * mounts: bind-mounts it (its top alone, or recursively, also with
+ * open_tree() and move_mount(), and beneath a shared mount whose peer and
+ * slave receive copies), moves a mount beneath that shared mount, unmounts
+ * one whose copies the peer and slave hold, makes a tree read-only and
+ * shared or idmaps a detached copy with mount_setattr(), asks statmount()
+ * about a mount, or pivots the root; or makes a cgroup; or acts on
  * another process or on its own credentials: moves a child into a cgroup,
  * opens a cgroup's file or reads its memory.stat, makes a PSI trigger,
  * writes a sysctl, a child's uid_map or memory (process_vm_writev(),
@@ -25,11 +31,15 @@
  * failure leaves no child, no timer (nor its signal), no namespace, no
  * filter, no mount, no copy-up (or a whole one), no cgroup behind; the
  * writes and the moves leave their state whole or as it was, read back.
+ * A change to the mount tree is whole or absent in /proc/self/mountinfo:
+ * every mount of a copied tree, in every place it propagates to, or none;
+ * every mount's flags and propagation changed, or none; and after each
+ * point the mounts under the scenarios' base are as the setup made them.
  *
- * execve(), unshare(), setns() and seccomp() change the caller for good,
- * so they run in a child that arms its own fail-nth (failnth_child.h);
- * execve() is traced, so that the sweep counts the points of execve() alone
- * and not of the new image.
+ * execve(), unshare(), setns(), seccomp() and pivot_root() change the
+ * caller for good, so they run in a child that arms its own fail-nth
+ * (failnth_child.h); execve() is traced, so that the sweep counts the
+ * points of execve() alone and not of the new image.
  */
 
 #define _GNU_SOURCE
@@ -221,6 +231,21 @@ static const int mount_errnos[] = { ENOMEM, ENOSPC, 0 };
 static const int pseudo_mount_errnos[] = { ENOMEM, 0 };
 
 /*
+ * The mount tree calls: a bind mount, a propagated copy, a move, a change
+ * of propagation or flags, open_tree(), umount2() and pivot_root() report
+ * a mount that cannot be allocated as ENOMEM (fs/namespace.c:1215-1217
+ * and 1298-1300, alloc_vfsmnt()), and so are a mountpoint
+ * (fs/namespace.c:915-917, get_mountpoint()), a mount id or peer group id
+ * (lib/idr.c:470, ida_alloc_range(), returned by fs/namespace.c:249-251
+ * and 268-270), an anonymous namespace (fs/namespace.c:4013-4016),
+ * open_tree()'s file (fs/file_table.c:232-234), an idmapping and its
+ * extents (fs/mnt_idmapping.c:252, 259 and 293), the reply of statmount()
+ * (fs/namespace.c:5394 and 5494) and the path name (fs/namei.c:145-146,
+ * getname_flags()), linux 6.12.
+ */
+static const int mt_errnos[] = { ENOMEM, 0 };
+
+/*
  * mount of an overlay over tmpfs layers: fs/overlayfs reports a failed
  * allocation of its context, layers, entries and inodes as ENOMEM, and the
  * probe of RENAME_WHITEOUT in the work directory (super.c:692,
@@ -267,6 +292,8 @@ static const int ovl_handle_errnos[] = { ENOMEM, 0 };
 static const int ovl_readdir_errnos[] = { ENOMEM, 0 };
 
 #define REASON_NO_TMPFS_QUOTA "no tmpfs quotas: needs CONFIG_TMPFS_QUOTA"
+#define REASON_NO_STATMOUNT \
+	"no statmount() or unique mount ids (%s): needs linux 6.8"
 #define REASON_NO_MQUEUE "no POSIX message queues: needs CONFIG_POSIX_MQUEUE"
 #define REASON_NO_MEMCG \
 	"no memory controller in " CG_ROOT "/cgroup.subtree_control"
@@ -314,6 +341,17 @@ struct task_state {
 	const char *mnt_data;
 	bool mnt_quota;
 	int fuse_fd;
+	/*
+	 * The mount tree scenarios: mountinfo's lines under MNT_BASE as the
+	 * setup left them; the devices of MT_SRC's three mounts (pivot_root:
+	 * of the old root, in [0]); of the tmpfs a point prepared.
+	 */
+	char mt_base[4096];
+	dev_t mt_src_dev[3];
+	dev_t mt_new_dev;
+	/* mount_setattr_idmap: the user namespace's fd, the detached tree's. */
+	int mt_userns;
+	int mt_tree;
 	/* overlay_copy_up: the fd its open() gave; readdir's entries. */
 	int ovl_fd;
 	char ovl_dents[4096];
@@ -790,6 +828,769 @@ static int fsmount_action(void *arg)
 		close(mfd);
 	close(fsfd);
 	return ret;
+}
+
+/*
+ * The mount tree scenarios, on the base tmpfs: a source tree MT_SRC (a
+ * tmpfs holding the file MT_MARK, with a tmpfs on each of its directories
+ * "a" and "b"), and a shared tmpfs MT_P1 with a directory MT_SUB, whose
+ * peer MT_P2 (a bind mount of it) and slave MT_SL (another, made a slave)
+ * receive a copy of whatever is mounted on its MT_SUB (fs/pnode.c:
+ * propagate_mnt(), linux 6.12). A success must show the new mounts in
+ * every place, a failure in none.
+ */
+#define MT_SRC MNT_BASE "/mt-src"
+#define MT_P1 MNT_BASE "/mt-p1"
+#define MT_P2 MNT_BASE "/mt-p2"
+#define MT_SL MNT_BASE "/mt-slave"
+#define MT_MOVE MNT_BASE "/mt-move"
+#define MT_MARK "mark"
+#define MT_SUB "/sub"
+/* The new root's directory that pivot_root() puts the old root on. */
+#define MT_OLD "old"
+#define MT_INFO_SIZE (64 * 1024)
+
+/* The places a mount on MT_P1's MT_SUB propagates to, MT_P1's first. */
+static const char *const mt_peers[] = {
+	MT_P1 MT_SUB,
+	MT_P2 MT_SUB,
+	MT_SL MT_SUB,
+};
+
+/* The mounts of MT_SRC's tree, relative to its root. */
+static const char *const mt_tree_dirs[] = { "", "/a", "/b" };
+
+/* /proc/self/mountinfo, as mt_read() last read it. */
+static char mt_info[MT_INFO_SIZE];
+
+/*
+ * Reads /proc/self/mountinfo into mt_info: 0 or -errno. No stdio: the
+ * checks of a failed call must not grow the heap.
+ */
+static int mt_read(void)
+{
+	size_t len = 0;
+	ssize_t ret = 0;
+	int fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	while (len < sizeof(mt_info) - 1 &&
+	       (ret = read(fd, mt_info + len, sizeof(mt_info) - 1 - len)) > 0)
+		len += ret;
+	if (ret < 0)
+		ret = -errno;
+	close(fd);
+	mt_info[len] = '\0';
+	if (len == sizeof(mt_info) - 1)
+		return -EFBIG;
+	return ret < 0 ? ret : 0;
+}
+
+/* What mountinfo says of one mount point: the top mount's, and how many. */
+struct mt_mount {
+	int count;
+	bool ro;
+	bool shared;
+	bool slave;
+	dev_t dev;
+};
+
+/* What mt_info says of the mounts on @point, in @m. */
+static void mt_find(const char *point, struct mt_mount *m)
+{
+	const char *line, *next;
+
+	memset(m, 0, sizeof(*m));
+	for (line = mt_info; *line; line = next) {
+		char mp[256], opts[128], rest[512], *tok, *save;
+		unsigned int maj, min;
+		int off = 0;
+
+		next = strchr(line, '\n');
+		next = next ? next + 1 : line + strlen(line);
+		if (sscanf(line, "%*d %*d %u:%u %*s %255s %127s %n", &maj, &min,
+			   mp, opts, &off) != 4 ||
+		    !off || strcmp(mp, point))
+			continue;
+		m->count++;
+		m->dev = makedev(maj, min);
+		m->ro = !strcmp(opts, "ro") || !strncmp(opts, "ro,", 3);
+		m->shared = false;
+		m->slave = false;
+		snprintf(rest, sizeof(rest), "%.*s", (int)(next - line - off),
+			 line + off);
+		/* The optional fields, up to the separator "-". */
+		for (tok = strtok_r(rest, "\n ", &save);
+		     tok && strcmp(tok, "-");
+		     tok = strtok_r(NULL, "\n ", &save)) {
+			if (!strncmp(tok, "shared:", 7))
+				m->shared = true;
+			if (!strncmp(tok, "master:", 7))
+				m->slave = true;
+		}
+	}
+}
+
+/*
+ * The lines of mt_info (read) whose mount point is MNT_BASE or under it,
+ * in @buf: what a point must leave as the setup made it.
+ */
+static void mt_snapshot(char *buf, size_t size)
+{
+	const char *line, *next;
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (line = mt_info; *line; line = next) {
+		char mp[256];
+
+		next = strchr(line, '\n');
+		next = next ? next + 1 : line + strlen(line);
+		if (sscanf(line, "%*d %*d %*s %*s %255s", mp) != 1 ||
+		    strncmp(mp, MNT_BASE, strlen(MNT_BASE)) ||
+		    (mp[strlen(MNT_BASE)] && mp[strlen(MNT_BASE)] != '/'))
+			continue;
+		if (len + (next - line) < size) {
+			memcpy(buf + len, line, next - line);
+			len += next - line;
+			buf[len] = '\0';
+		}
+	}
+}
+
+/* The device of @path, or 0. */
+static dev_t mt_dev(const char *path)
+{
+	struct stat sb;
+
+	return stat(path, &sb) ? 0 : sb.st_dev;
+}
+
+/*
+ * Whether the copy of MT_SRC's tree at @root is there (@whole: its top,
+ * and with @rec the mounts on "a" and "b" too, each once, each of MT_SRC's
+ * superblocks, the top showing MT_MARK) or not at all (no mount on any of
+ * the three); mt_info read. @what says what the call did, in @why.
+ */
+static bool mt_tree_is(struct task_state *st, const char *root, bool whole,
+		       bool rec, const char *what, char *why, size_t size)
+{
+	char path[256], mark[300];
+	struct mt_mount m;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(mt_tree_dirs); i++) {
+		int want = whole && (rec || !i);
+
+		snprintf(path, sizeof(path), "%s%s", root, mt_tree_dirs[i]);
+		mt_find(path, &m);
+		if (m.count != want) {
+			snprintf(why, size, "%s, yet %s has %d mounts, not %d",
+				 what, path, m.count, want);
+			return false;
+		}
+		if (want && (m.dev != st->mt_src_dev[i] ||
+			     mt_dev(path) != st->mt_src_dev[i])) {
+			snprintf(why, size,
+				 "%s, yet %s is device %u:%u, not %s%s's", what,
+				 path, major(m.dev), minor(m.dev), MT_SRC,
+				 mt_tree_dirs[i]);
+			return false;
+		}
+	}
+	snprintf(mark, sizeof(mark), "%s/" MT_MARK, root);
+	if (whole && access(mark, F_OK)) {
+		snprintf(why, size, "%s, yet %s is not there: %s", what, mark,
+			 strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+/* mountinfo read into mt_info, or why not in @why. */
+static bool mt_reread(char *why, size_t size)
+{
+	int err = mt_read();
+
+	if (err)
+		snprintf(why, size, "reading /proc/self/mountinfo: %s",
+			 strerror(-err));
+	return !err;
+}
+
+/* What a check says the call did. */
+static const char *mt_did(int ret)
+{
+	return ret >= 0 ? "the call succeeded" : "the call failed";
+}
+
+/* Unmounts everything on @path, lazily, each submount with it. */
+static void mt_umount_all(const char *path)
+{
+	int i;
+
+	for (i = 0; i < 8 && !umount2(path, MNT_DETACH); i++)
+		;
+}
+
+#define MT_CHANGED_FMT "mounts under %s changed: was \"%.*s\", now \"%.*s\""
+
+/* After each point: the mounts under MNT_BASE are the setup's. */
+static bool mt_settled(void *arg, char *why, size_t size)
+{
+	struct task_state *st = arg;
+	static char now[sizeof(st->mt_base)];
+	const char *a = st->mt_base, *b = now;
+
+	if (!mt_reread(why, size))
+		return false;
+	mt_snapshot(now, sizeof(now));
+	while (*a && *a == *b)
+		a++, b++;
+	if (!*a && !*b)
+		return true;
+	while (a > st->mt_base && a[-1] != '\n')
+		a--;
+	while (b > now && b[-1] != '\n')
+		b--;
+	snprintf(why, size, MT_CHANGED_FMT, MNT_BASE,
+		 *a ? (int)strcspn(a, "\n") : 7, *a ? a : "nothing",
+		 *b ? (int)strcspn(b, "\n") : 7, *b ? b : "nothing");
+	return false;
+}
+
+/*
+ * mount(MS_BIND) of MT_SRC's top on MNT_DIR: clone_mnt() of that one
+ * mount (fs/namespace.c:__do_loopback(), linux 6.12); its submounts stay
+ * behind.
+ */
+static int bind_action(void *arg)
+{
+	return mount(MT_SRC, MNT_DIR, NULL, MS_BIND, NULL) ? -errno : 0;
+}
+
+/* mount(MS_BIND | MS_REC): copy_tree() of all three. */
+static int rbind_action(void *arg)
+{
+	return mount(MT_SRC, MNT_DIR, NULL, MS_BIND | MS_REC, NULL) ? -errno :
+								      0;
+}
+
+static bool bind_check(void *arg, int ret, char *why, size_t size)
+{
+	return mt_reread(why, size) && mt_tree_is(arg, MNT_DIR, ret >= 0, false,
+						  mt_did(ret), why, size);
+}
+
+static bool rbind_check(void *arg, int ret, char *why, size_t size)
+{
+	return mt_reread(why, size) &&
+	       mt_tree_is(arg, MNT_DIR, ret >= 0, true, mt_did(ret), why, size);
+}
+
+/* Takes whatever a success left on MNT_DIR away. */
+static void mt_dir_cleanup(struct __test_metadata *_metadata, void *arg,
+			   int ret)
+{
+	mt_umount_all(MNT_DIR);
+}
+
+/*
+ * open_tree(OPEN_TREE_CLONE | AT_RECURSIVE) of MT_SRC, a detached copy of
+ * its tree in an anonymous mount namespace (fs/namespace.c:
+ * open_detached_copy()), then move_mount() of it onto MNT_DIR. Whatever
+ * step fails, the fd is closed: a detached tree goes with it.
+ */
+static int open_tree_action(void *arg)
+{
+	int fd, ret = 0;
+
+	fd = open_tree(AT_FDCWD, MT_SRC,
+		       OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+	if (fd < 0)
+		return -errno;
+	if (move_mount(fd, "", AT_FDCWD, MNT_DIR, MOVE_MOUNT_F_EMPTY_PATH))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/*
+ * Whether each mount of MT_SRC's tree is (@set) or is not both shared and
+ * read-only; mt_info read.
+ */
+static bool mt_src_flags(bool set, const char *what, char *why, size_t size)
+{
+	char path[256];
+	struct mt_mount m;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(mt_tree_dirs); i++) {
+		snprintf(path, sizeof(path), MT_SRC "%s", mt_tree_dirs[i]);
+		mt_find(path, &m);
+		if (m.count == 1 && m.shared == set && m.ro == set)
+			continue;
+		snprintf(why, size, "%s, yet %s has %d mounts, %s, %s", what,
+			 path, m.count, m.shared ? "shared" : "private",
+			 m.ro ? "ro" : "rw");
+		return false;
+	}
+	return true;
+}
+
+/* Makes MT_SRC's tree private and read-write again, as the setup made it. */
+static void mt_src_cleanup(struct __test_metadata *_metadata, void *arg,
+			   int ret)
+{
+	struct mount_attr attr = {
+		.attr_clr = MOUNT_ATTR_RDONLY,
+		.propagation = MS_PRIVATE,
+	};
+
+	ASSERT_EQ(0, mount_setattr(AT_FDCWD, MT_SRC, AT_RECURSIVE, &attr,
+				   sizeof(attr)))
+	{
+		TH_LOG("making %s private and rw again: %s", MT_SRC,
+		       strerror(errno));
+	}
+}
+
+/*
+ * mount_setattr(AT_RECURSIVE) of MT_SRC's tree, read-only and shared: the
+ * peer group ids first (invent_group_ids()), then every mount's flags
+ * (mount_setattr_prepare() and _commit(), fs/namespace.c:4792-4794,
+ * linux 6.12), all or none.
+ */
+static int setattr_action(void *arg)
+{
+	struct mount_attr attr = {
+		.attr_set = MOUNT_ATTR_RDONLY,
+		.propagation = MS_SHARED,
+	};
+
+	return mount_setattr(AT_FDCWD, MT_SRC, AT_RECURSIVE, &attr,
+			     sizeof(attr)) ?
+		       -errno :
+		       0;
+}
+
+static bool setattr_check(void *arg, int ret, char *why, size_t size)
+{
+	return mt_reread(why, size) &&
+	       mt_src_flags(ret >= 0, mt_did(ret), why, size);
+}
+
+/*
+ * mount(MS_BIND | MS_REC) of MT_SRC's tree on MT_P1's MT_SUB: the copy,
+ * then a copy of it for the peer and one for the slave
+ * (propagate_one(), fs/pnode.c:224, linux 6.12).
+ */
+static int bind_shared_action(void *arg)
+{
+	return mount(MT_SRC, MT_P1 MT_SUB, NULL, MS_BIND | MS_REC, NULL) ?
+		       -errno :
+		       0;
+}
+
+static bool bind_shared_check(void *arg, int ret, char *why, size_t size)
+{
+	int i;
+
+	if (!mt_reread(why, size))
+		return false;
+	for (i = 0; i < ARRAY_SIZE(mt_peers); i++)
+		if (!mt_tree_is(arg, mt_peers[i], ret >= 0, true, mt_did(ret),
+				why, size))
+			return false;
+	return true;
+}
+
+/* Takes whatever is on MT_SUB of MT_P1, its peer and its slave away. */
+static void mt_peers_cleanup(struct __test_metadata *_metadata, void *arg,
+			     int ret)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(mt_peers); i++)
+		mt_umount_all(mt_peers[i]);
+	mt_umount_all(MT_MOVE);
+}
+
+#define MT_PEERS_FMT "%s, yet %s has %d mounts (device %u:%u, %u:%u expected)"
+
+/*
+ * Whether MT_SUB of MT_P1, its peer and its slave each show (@there) the
+ * tmpfs prepared, device st->mt_new_dev, with MT_MARK, or no mount at all;
+ * mt_info read.
+ */
+static bool mt_peers_are(struct task_state *st, bool there, const char *what,
+			 char *why, size_t size)
+{
+	char mark[300];
+	struct mt_mount m;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(mt_peers); i++) {
+		mt_find(mt_peers[i], &m);
+		snprintf(mark, sizeof(mark), "%s/" MT_MARK, mt_peers[i]);
+		if (m.count == there &&
+		    (!there || (m.dev == st->mt_new_dev &&
+				mt_dev(mt_peers[i]) == st->mt_new_dev &&
+				!access(mark, F_OK))))
+			continue;
+		snprintf(why, size, MT_PEERS_FMT, what, mt_peers[i], m.count,
+			 major(m.dev), minor(m.dev), major(st->mt_new_dev),
+			 minor(st->mt_new_dev));
+		return false;
+	}
+	return true;
+}
+
+/* A fresh tmpfs with MT_MARK on @path, unarmed; its device in mt_new_dev. */
+static void mt_new_tmpfs(struct __test_metadata *_metadata,
+			 struct task_state *st, const char *path)
+{
+	char mark[300];
+	int fd;
+
+	ASSERT_EQ(0, mount("failnth", path, "tmpfs", 0, "size=64k"))
+	{
+		TH_LOG("mounting a tmpfs on %s: %s", path, strerror(errno));
+	}
+	snprintf(mark, sizeof(mark), "%s/" MT_MARK, path);
+	fd = open(mark, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	ASSERT_LE(0, fd);
+	close(fd);
+	st->mt_new_dev = mt_dev(path);
+	ASSERT_NE(0, st->mt_new_dev);
+}
+
+/*
+ * A tmpfs on MT_P1's MT_SUB, which its peer and slave receive, unarmed,
+ * for the umount.
+ */
+static void umount_shared_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct task_state *st = arg;
+	char why[256] = "";
+	bool ok;
+
+	mt_new_tmpfs(_metadata, st, MT_P1 MT_SUB);
+	ok = mt_reread(why, sizeof(why)) &&
+	     mt_peers_are(st, true, "mounted (unarmed)", why, sizeof(why));
+	ASSERT_TRUE(ok)
+	{
+		TH_LOG("%s", why);
+	}
+}
+
+/*
+ * umount2() of MT_P1's MT_SUB: umount_tree() with UMOUNT_PROPAGATE takes
+ * the copies on the peer and the slave with it (fs/pnode.c:
+ * propagate_umount(), linux 6.12).
+ */
+static int umount_shared_action(void *arg)
+{
+	return umount2(MT_P1 MT_SUB, 0) ? -errno : 0;
+}
+
+static bool umount_shared_check(void *arg, int ret, char *why, size_t size)
+{
+	return mt_reread(why, size) &&
+	       mt_peers_are(arg, ret < 0, mt_did(ret), why, size);
+}
+
+/* A tmpfs on MT_MOVE, unarmed, for MS_MOVE to move. */
+static void move_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	mt_new_tmpfs(_metadata, arg, MT_MOVE);
+}
+
+/*
+ * mount(MS_MOVE) of the tmpfs on MT_MOVE to MT_P1's MT_SUB: a move into a
+ * shared mount, which attach_recursive_mnt() propagates to the peer and
+ * the slave (fs/namespace.c:2542-2546, linux 6.12).
+ */
+static int move_action(void *arg)
+{
+	return mount(MT_MOVE, MT_P1 MT_SUB, NULL, MS_MOVE, NULL) ? -errno : 0;
+}
+
+/*
+ * A success: the tmpfs is on MT_SUB of MT_P1, its peer and its slave, and
+ * no longer on MT_MOVE. A failure: on MT_MOVE alone.
+ */
+static bool move_check(void *arg, int ret, char *why, size_t size)
+{
+	struct task_state *st = arg;
+	struct mt_mount m;
+
+	if (!mt_reread(why, size) ||
+	    !mt_peers_are(st, ret >= 0, mt_did(ret), why, size))
+		return false;
+	mt_find(MT_MOVE, &m);
+	if (ret >= 0 ? !m.count : m.count == 1 && m.dev == st->mt_new_dev)
+		return true;
+	snprintf(why, size, "%s, yet %s has %d mounts", mt_did(ret), MT_MOVE,
+		 m.count);
+	return false;
+}
+
+/*
+ * The idmapped mount's user namespace maps MT_IDMAP_EXTENTS extents of 10
+ * ids, id i * 20 to MT_IDMAP_BASE + i * 20: more than the 5 a map holds in
+ * place (UID_GID_MAP_MAX_BASE_EXTENTS), so that alloc_mnt_idmap() copies
+ * both maps' extent arrays, forward and reverse (fs/mnt_idmapping.c:
+ * copy_mnt_idmap(), lines 248-260, linux 6.12). MT_FAR, in MT_SRC, is
+ * owned by an id of the last extent.
+ */
+#define MT_IDMAP_EXTENTS 7
+#define MT_IDMAP_BASE 100000
+#define MT_FAR "far"
+#define MT_FAR_ID ((MT_IDMAP_EXTENTS - 1) * 20 + 5)
+
+/* A detached copy of MT_SRC's top, unarmed, for the idmapping. */
+static void idmap_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct task_state *st = arg;
+
+	st->mt_tree = open_tree(AT_FDCWD, MT_SRC,
+				OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	ASSERT_LE(0, st->mt_tree)
+	{
+		TH_LOG("open_tree of %s: %s", MT_SRC, strerror(errno));
+	}
+}
+
+/*
+ * mount_setattr(MOUNT_ATTR_IDMAP) of the detached copy: alloc_mnt_idmap()
+ * and its copies of the maps (fs/mnt_idmapping.c:286-303, linux 6.12).
+ */
+static int idmap_action(void *arg)
+{
+	struct task_state *st = arg;
+	struct mount_attr attr = {
+		.attr_set = MOUNT_ATTR_IDMAP,
+		.userns_fd = st->mt_userns,
+	};
+
+	return mount_setattr(st->mt_tree, "", AT_EMPTY_PATH, &attr,
+			     sizeof(attr)) ?
+		       -errno :
+		       0;
+}
+
+/*
+ * A success: through the copy, MT_MARK (root's) is owned by MT_IDMAP_BASE
+ * and MT_FAR by its id mapped through the last extent, uid and gid. A
+ * failure: both as they are on the tmpfs.
+ */
+static bool idmap_check(void *arg, int ret, char *why, size_t size)
+{
+	struct task_state *st = arg;
+	static const char *const name[] = { MT_MARK, MT_FAR };
+	const unsigned int id[] = { 0, MT_FAR_ID };
+	struct stat sb;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(name); i++) {
+		unsigned int want = id[i] + (ret >= 0 ? MT_IDMAP_BASE : 0);
+
+		if (fstatat(st->mt_tree, name[i], &sb, 0)) {
+			snprintf(why, size, "stat of %s in the copy: %s",
+				 name[i], strerror(errno));
+			return false;
+		}
+		if (sb.st_uid == want && sb.st_gid == want)
+			continue;
+		snprintf(why, size, "%s, yet %s is owned by %u:%u, not %u",
+			 mt_did(ret), name[i], sb.st_uid, sb.st_gid, want);
+		return false;
+	}
+	return true;
+}
+
+/* Closes the detached copy, which goes with its fd. */
+static void idmap_cleanup(struct __test_metadata *_metadata, void *arg, int ret)
+{
+	struct task_state *st = arg;
+
+	if (st->mt_tree >= 0)
+		close(st->mt_tree);
+	st->mt_tree = -1;
+}
+
+/*
+ * statmount() (linux 6.8), not in this libc's headers: its number, request
+ * and reply as include/uapi/linux/mount.h:155-209 (linux 6.12) has them,
+ * and statx()'s unique mount id (include/uapi/linux/stat.h, linux 6.8).
+ */
+#ifndef __NR_statmount
+#define __NR_statmount 457
+#endif
+#define MT_STATX_MNT_ID_UNIQUE 0x4000U
+#define MT_SM_SB_BASIC 0x01U
+#define MT_SM_MNT_BASIC 0x02U
+#define MT_SM_MNT_ROOT 0x08U
+#define MT_SM_MNT_POINT 0x10U
+#define MT_SM_FS_TYPE 0x20U
+#define MT_SM_MNT_OPTS 0x80U
+#define MT_SM_MASK                                                             \
+	(MT_SM_SB_BASIC | MT_SM_MNT_BASIC | MT_SM_MNT_ROOT | MT_SM_MNT_POINT | \
+	 MT_SM_FS_TYPE | MT_SM_MNT_OPTS)
+
+struct mt_mnt_id_req {
+	__u32 size;
+	__u32 mnt_ns_fd;
+	__u64 mnt_id;
+	__u64 param;
+	__u64 mnt_ns_id;
+};
+
+struct mt_statmount {
+	__u32 size;
+	__u32 mnt_opts;
+	__u64 mask;
+	__u32 sb_dev_major;
+	__u32 sb_dev_minor;
+	__u64 sb_magic;
+	__u32 sb_flags;
+	__u32 fs_type;
+	__u64 mnt_id;
+	__u64 mnt_parent_id;
+	__u32 mnt_id_old;
+	__u32 mnt_parent_id_old;
+	__u64 mnt_attr;
+	__u64 mnt_propagation;
+	__u64 mnt_peer_group;
+	__u64 mnt_master;
+	__u64 propagate_from;
+	__u32 mnt_root;
+	__u32 mnt_point;
+	__u64 mnt_ns_id;
+	__u64 spare2[49];
+	char str[];
+};
+
+/* The reply, cleared before each point; the ids of MT_SRC and MT_SRC/a. */
+static union {
+	struct mt_statmount sm;
+	char buf[4096];
+} mt_sm;
+static __u64 mt_sm_id[2];
+
+/* The unique mount id of @path, or 0. */
+static __u64 mt_unique_id(const char *path)
+{
+	struct statx stx;
+
+	if (statx(AT_FDCWD, path, 0, MT_STATX_MNT_ID_UNIQUE, &stx) ||
+	    !(stx.stx_mask & MT_STATX_MNT_ID_UNIQUE))
+		return 0;
+	return stx.stx_mnt_id;
+}
+
+static void statmount_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	memset(&mt_sm, 0, sizeof(mt_sm));
+}
+
+/*
+ * statmount() of MT_SRC/a's mount, with its strings: the kstatmount
+ * (fs/namespace.c:5492-5494) and the buffer of its strings, 3 * PATH_MAX
+ * bytes, from vmalloc() when kmalloc() cannot (fs/namespace.c:5392-5394,
+ * linux 6.12).
+ */
+static int statmount_action(void *arg)
+{
+	struct mt_mnt_id_req req = {
+		.size = sizeof(req),
+		.mnt_id = mt_sm_id[1],
+		.param = MT_SM_MASK,
+	};
+
+	return syscall(__NR_statmount, &req, &mt_sm, sizeof(mt_sm), 0) ?
+		       -errno :
+		       0;
+}
+
+/*
+ * A success: every part asked for, each right: the mount's and its
+ * parent's ids, its device, "tmpfs", its mount point and root, and the
+ * size it was mounted with among its options. A failure: nothing written.
+ */
+static bool statmount_check(void *arg, int ret, char *why, size_t size)
+{
+	struct task_state *st = arg;
+	const struct mt_statmount *sm = &mt_sm.sm;
+	const char *str = sm->str;
+
+	if (ret < 0) {
+		if (!sm->size && !sm->mask)
+			return true;
+		snprintf(why, size, "%s, yet %u bytes written, mask %#llx",
+			 mt_did(ret), sm->size, (unsigned long long)sm->mask);
+		return false;
+	}
+	if (sm->mask == MT_SM_MASK && sm->mnt_id == mt_sm_id[1] &&
+	    sm->mnt_parent_id == mt_sm_id[0] &&
+	    makedev(sm->sb_dev_major, sm->sb_dev_minor) == st->mt_src_dev[1] &&
+	    sm->size <= sizeof(mt_sm) && !strcmp(str + sm->fs_type, "tmpfs") &&
+	    !strcmp(str + sm->mnt_point, MT_SRC "/a") &&
+	    !strcmp(str + sm->mnt_root, "/") &&
+	    strstr(str + sm->mnt_opts, "size=64k"))
+		return true;
+	snprintf(why, size,
+		 "%s, yet the reply is mask %#llx, id %llu (%llu), size %u",
+		 mt_did(ret), (unsigned long long)sm->mask,
+		 (unsigned long long)sm->mnt_id,
+		 (unsigned long long)mt_sm_id[1], sm->size);
+	return false;
+}
+
+/*
+ * pivot_root(), in a child in a mount namespace of its own: a tmpfs on
+ * MNT_DIR is the new root, the old one goes on its MT_OLD. The devices of
+ * the old root and of the new, for the check.
+ */
+static int pivot_prepare(void *arg)
+{
+	struct task_state *st = arg;
+
+	if (unshare(CLONE_NEWNS) ||
+	    mount("failnth", MNT_DIR, "tmpfs", 0, "size=64k") ||
+	    mkdir(MNT_DIR "/" MT_OLD, 0700))
+		return -errno;
+	st->mt_src_dev[0] = mt_dev("/");
+	st->mt_new_dev = mt_dev(MNT_DIR);
+	return st->mt_src_dev[0] && st->mt_new_dev ? 0 : -EIO;
+}
+
+static int pivot_action(void *arg)
+{
+	return syscall(SYS_pivot_root, MNT_DIR, MNT_DIR "/" MT_OLD) ? -errno :
+								      0;
+}
+
+/*
+ * A success: "/" is the tmpfs, the old root on its MT_OLD. A failure: "/"
+ * is the old root, the tmpfs still on MNT_DIR.
+ */
+static bool pivot_check(void *arg, int ret, char *why, size_t size)
+{
+	struct task_state *st = arg;
+	dev_t root = mt_dev("/");
+	dev_t other = mt_dev(ret >= 0 ? "/" MT_OLD : MNT_DIR);
+	dev_t want_root = ret >= 0 ? st->mt_new_dev : st->mt_src_dev[0];
+	dev_t want_other = ret >= 0 ? st->mt_src_dev[0] : st->mt_new_dev;
+
+	if (root == want_root && other == want_other)
+		return true;
+	snprintf(why, size, "%s, yet / is %u:%u and %s %u:%u", mt_did(ret),
+		 major(root), minor(root), ret >= 0 ? "/" MT_OLD : MNT_DIR,
+		 major(other), minor(other));
+	return false;
 }
 
 /*
@@ -3646,6 +4447,49 @@ FAILNTH_VARIANT_MORE(task, fsmount_tmpfs, (.mnt_magic = TMPFS_MAGIC),
 		     .allowed = mount_errnos, .action = fsmount_action,
 		     .check = mount_check, .cleanup = mount_cleanup);
 
+FAILNTH_VARIANT(task, mount_bind, .allowed = mt_errnos, .action = bind_action,
+		.check = bind_check, .cleanup = mt_dir_cleanup,
+		.settled = mt_settled);
+
+FAILNTH_VARIANT(task, mount_rbind, .allowed = mt_errnos, .action = rbind_action,
+		.check = rbind_check, .cleanup = mt_dir_cleanup,
+		.settled = mt_settled);
+
+FAILNTH_VARIANT(task, mount_bind_shared, .allowed = mt_errnos,
+		.action = bind_shared_action, .check = bind_shared_check,
+		.cleanup = mt_peers_cleanup, .settled = mt_settled);
+
+FAILNTH_VARIANT(task, umount_shared, .allowed = mt_errnos,
+		.prepare = umount_shared_prepare,
+		.action = umount_shared_action, .check = umount_shared_check,
+		.cleanup = mt_peers_cleanup, .settled = mt_settled);
+
+FAILNTH_VARIANT(task, mount_move_shared, .allowed = mt_errnos,
+		.prepare = move_prepare, .action = move_action,
+		.check = move_check, .cleanup = mt_peers_cleanup,
+		.settled = mt_settled);
+
+FAILNTH_VARIANT(task, open_tree_move, .allowed = mt_errnos,
+		.action = open_tree_action, .check = rbind_check,
+		.cleanup = mt_dir_cleanup, .settled = mt_settled);
+
+FAILNTH_VARIANT(task, mount_setattr_tree, .allowed = mt_errnos,
+		.action = setattr_action, .check = setattr_check,
+		.cleanup = mt_src_cleanup, .settled = mt_settled);
+
+FAILNTH_VARIANT(task, mount_setattr_idmap, .allowed = mt_errnos,
+		.prepare = idmap_prepare, .action = idmap_action,
+		.check = idmap_check, .cleanup = idmap_cleanup,
+		.settled = mt_settled);
+
+FAILNTH_VARIANT(task, statmount, .allowed = mt_errnos,
+		.prepare = statmount_prepare, .action = statmount_action,
+		.check = statmount_check, .settled = mt_settled);
+
+FAILNTH_VARIANT(task, pivot_root, .allowed = mt_errnos, .action = pivot_action,
+		.check = pivot_check, .in_child = true,
+		.child_prepare = pivot_prepare);
+
 FAILNTH_VARIANT(task, mount_overlay, .allowed = ovl_mount_errnos,
 		.prepare = ovl_mount_prepare, .action = ovl_mount_action,
 		.check = ovl_mount_check, .cleanup = mount_cleanup);
@@ -3711,6 +4555,108 @@ static void mount_base(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, mkdir(MNT_DIR, 0700));
 	ASSERT_EQ(0, stat(MNT_DIR, &sb));
 	self->ctx.mnt_dev = sb.st_dev;
+}
+
+/* Whether @op is one of the mount tree scenarios. */
+static bool mt_scenario(const struct failnth_scenario *op)
+{
+	return op->settled == mt_settled || op->action == pivot_action;
+}
+
+/* A tmpfs on @path, made first, holding the file MT_MARK. */
+static void mt_tmpfs(struct __test_metadata *_metadata, const char *path)
+{
+	char mark[300];
+	int fd;
+
+	ASSERT_EQ(0, mkdir(path, 0755));
+	ASSERT_EQ(0, mount("failnth", path, "tmpfs", 0, "size=64k"));
+	snprintf(mark, sizeof(mark), "%s/" MT_MARK, path);
+	fd = open(mark, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, close(fd));
+}
+
+/*
+ * The mount tree scenarios' base, on the base tmpfs: MT_SRC's tree of
+ * three private tmpfs mounts; the shared MT_P1 with MT_SUB, its peer MT_P2
+ * and its slave MT_SL; MT_MOVE; then mountinfo's lines under MNT_BASE,
+ * which every point must leave as they are.
+ */
+static void mt_setup(struct __test_metadata *_metadata, struct task_state *st)
+{
+	char why[256] = "";
+	int i;
+
+	mt_tmpfs(_metadata, MT_SRC);
+	mt_tmpfs(_metadata, MT_SRC "/a");
+	mt_tmpfs(_metadata, MT_SRC "/b");
+	for (i = 0; i < ARRAY_SIZE(mt_tree_dirs); i++) {
+		char path[256];
+
+		snprintf(path, sizeof(path), MT_SRC "%s", mt_tree_dirs[i]);
+		st->mt_src_dev[i] = mt_dev(path);
+		ASSERT_NE(0, st->mt_src_dev[i]);
+	}
+	mt_tmpfs(_metadata, MT_P1);
+	ASSERT_EQ(0, mkdir(MT_P1 MT_SUB, 0755));
+	ASSERT_EQ(0, mount(NULL, MT_P1, NULL, MS_SHARED, NULL));
+	ASSERT_EQ(0, mkdir(MT_P2, 0755));
+	ASSERT_EQ(0, mount(MT_P1, MT_P2, NULL, MS_BIND, NULL));
+	ASSERT_EQ(0, mkdir(MT_SL, 0755));
+	ASSERT_EQ(0, mount(MT_P1, MT_SL, NULL, MS_BIND, NULL));
+	ASSERT_EQ(0, mount(NULL, MT_SL, NULL, MS_SLAVE, NULL));
+	ASSERT_EQ(0, mkdir(MT_MOVE, 0755));
+	ASSERT_TRUE(mt_reread(why, sizeof(why)))
+	{
+		TH_LOG("%s", why);
+	}
+	mt_snapshot(st->mt_base, sizeof(st->mt_base));
+}
+
+/*
+ * mount_setattr_idmap's base: MT_FAR in MT_SRC, and a user namespace with
+ * MT_IDMAP_EXTENTS uid and gid extents, made by a child that is then
+ * killed: st->mt_userns keeps it. Skips where there are no user
+ * namespaces, or tmpfs cannot be idmapped.
+ */
+static void mt_idmap_setup(struct __test_metadata *_metadata,
+			   struct task_state *st)
+{
+	static const char *const maps[] = { "uid_map", "gid_map" };
+	char path[64], map[256] = "";
+	int fd, i, err;
+
+	if (!ns_ino("user"))
+		SKIP(return, "no user namespace: needs CONFIG_USER_NS");
+	fd = open(MT_SRC "/" MT_FAR, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, fchown(fd, MT_FAR_ID, MT_FAR_ID));
+	ASSERT_EQ(0, close(fd));
+	stopped_child(_metadata, st, CLONE_NEWUSER);
+	for (i = 0; i < MT_IDMAP_EXTENTS; i++)
+		snprintf(map + strlen(map), sizeof(map) - strlen(map),
+			 "%d %d 10\n", i * 20, MT_IDMAP_BASE + i * 20);
+	for (i = 0; i < ARRAY_SIZE(maps); i++) {
+		snprintf(path, sizeof(path), "/proc/%d/%s", st->pid, maps[i]);
+		ASSERT_EQ(0, write_file(path, map))
+		{
+			TH_LOG("writing %s", path);
+		}
+	}
+	snprintf(path, sizeof(path), "/proc/%d/ns/user", st->pid);
+	st->mt_userns = open(path, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, st->mt_userns);
+	kill(st->pid, SIGKILL);
+	ASSERT_EQ(st->pid, waitpid(st->pid, NULL, 0));
+	st->pid = 0;
+	/* A probe, unarmed: tmpfs allows idmapped mounts since linux 6.3. */
+	idmap_prepare(_metadata, st);
+	err = idmap_action(st);
+	idmap_cleanup(_metadata, st, err);
+	if (err == -EINVAL)
+		SKIP(return, "tmpfs cannot be idmapped: needs linux 6.3");
+	ASSERT_EQ(0, err);
 }
 
 /*
@@ -3835,6 +4781,8 @@ FIXTURE_SETUP(task)
 	self->ctx.fuse_fd = -1;
 	self->ctx.ovl_fd = -1;
 	self->ctx.ovl_root = -1;
+	self->ctx.mt_userns = -1;
+	self->ctx.mt_tree = -1;
 	self->ctx.ovl_fh = (struct file_handle *)self->ovl_fh_buf;
 	self->ctx.status = -1;
 	self->ctx.ns_flag = variant->ns_flag;
@@ -3876,6 +4824,22 @@ FIXTURE_SETUP(task)
 	    op->action == devpts_action || op->action == fuse_action ||
 	    op->action == mqueue_mount_action || ovl_scenario(op))
 		mount_base(_metadata, self);
+	if (mt_scenario(op))
+		mount_base(_metadata, self);
+	if (mt_scenario(op) && op->action != pivot_action)
+		mt_setup(_metadata, &self->ctx);
+	if (op->action == idmap_action)
+		mt_idmap_setup(_metadata, &self->ctx);
+	if (op->action == statmount_action) {
+		int err;
+
+		mt_sm_id[0] = mt_unique_id(MT_SRC);
+		mt_sm_id[1] = mt_unique_id(MT_SRC "/a");
+		err = mt_sm_id[0] && mt_sm_id[1] ? statmount_action(NULL) :
+						   -EINVAL;
+		if (err)
+			SKIP(return, REASON_NO_STATMOUNT, strerror(-err));
+	}
 	if (ovl_scenario(op))
 		ovl_base(_metadata);
 	if (variant->mnt_quota) {
@@ -3941,6 +4905,10 @@ FIXTURE_TEARDOWN(task)
 {
 	/* The sweep restores the knobs itself; this covers an ASSERT. */
 	EXPECT_EQ(0, failnth_knobs_restore());
+	if (self->ctx.mt_tree >= 0)
+		close(self->ctx.mt_tree);
+	if (self->ctx.mt_userns >= 0)
+		close(self->ctx.mt_userns);
 	if (self->mnt_base) {
 		umount2(MNT_DIR, MNT_DETACH);
 		EXPECT_EQ(0, umount2(MNT_BASE, MNT_DETACH));
