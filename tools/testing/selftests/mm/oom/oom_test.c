@@ -64,6 +64,8 @@
 #define STALL_MS 10000
 #define TEST_TIMEOUT 60
 #define DESTROY_MS 5000
+#define OOM_SCORE_ADJ "/proc/self/oom_score_adj"
+
 /* What B's growing thread maps and touches at a time. */
 #define GROW_CHUNK (1 * MB)
 
@@ -216,32 +218,7 @@ static int uffd_open(void)
 
 static int set_oom_score_adj(const char *val)
 {
-	int fd, ret = 0;
-
-	fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, val, strlen(val)) < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
-/* The caller's oom_score_adj, as text, into @buf. */
-static int get_oom_score_adj(char *buf, size_t size)
-{
-	ssize_t n;
-	int fd;
-
-	fd = open("/proc/self/oom_score_adj", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, size - 1);
-	close(fd);
-	if (n <= 0)
-		return n ? -errno : -EIO;
-	buf[n] = '\0';
-	return 0;
+	return write_file(OOM_SCORE_ADJ, val);
 }
 
 /*
@@ -639,7 +616,8 @@ TEST_F_TIMEOUT(seed, oom_victim_blocked_on_lock, TEST_TIMEOUT)
 		b_len = avail_kb / 10 * 6 * 1024;
 		a_len = b_len;
 		/* The test itself must not be the victim. */
-		ASSERT_EQ(0, get_oom_score_adj(self->adj, sizeof(self->adj)));
+		ASSERT_LT(0, read_file(OOM_SCORE_ADJ, self->adj,
+				       sizeof(self->adj)));
 		ASSERT_EQ(0, set_oom_score_adj("-1000"));
 	}
 
