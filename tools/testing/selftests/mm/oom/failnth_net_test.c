@@ -31,6 +31,24 @@
  * ingress; an RTM_NEWACTION of a gact action. Policy routing: an
  * RTM_NEWRULE of IPv4 and of IPv6, and a route in a table of its own.
  *
+ * Neighbours, namespaces and sockets: an RTM_NEWNEIGH of a permanent ARP
+ * entry and of an IPv6 proxy entry (NTF_PROXY) on an up dummy; an
+ * RTM_NEWNSID of a peer namespace (one for each point); an RTM_SETLINK
+ * that moves a dummy, up with an address, to a peer namespace
+ * (IFLA_NET_NS_FD); a sock_diag dump (SOCK_DIAG_BY_FAMILY) of the
+ * listening and established TCP sockets with their tcp_info; an IPv6
+ * RTM_NEWADDR with finite lifetimes (IFA_CACHEINFO) on an up dummy. A
+ * success: the dump lists the entry, permanent with its link-layer
+ * address, or flagged proxy; RTM_GETNSID gives the peer the id asked for;
+ * the link is gone from here with its procfs directories, and in the peer
+ * has its name, its ifindex, is down with no address (as a move leaves
+ * it) and has its procfs directories there; the dump lists the test's
+ * three sockets, each with its ports, state and tcp_info, and ends; the
+ * address is listed with its lifetimes, and its prefix route, expiring.
+ * A failure: no entry; no id; the link is still here, up, with its
+ * address and directories, and nothing of it is in the peer; the dump does
+ * not end, and the next one lists all three; no address, no prefix route.
+ *
  * The call must succeed or fail with an allowed errno. A success did all
  * it says: the connection carries a byte, the bytes sent arrive and no
  * more, the filter is attached, the dump lists every link, lo has the new
@@ -67,6 +85,10 @@
 #include <linux/nexthop.h>
 #include <linux/netlink.h>
 #include <linux/if_tun.h>
+#include <linux/inet_diag.h>
+#include <linux/neighbour.h>
+#include <linux/net_namespace.h>
+#include <linux/sock_diag.h>
 #include <linux/pkt_cls.h>
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
@@ -77,6 +99,7 @@
 #include <net/if.h>
 #include <netinet/in.h>
 #include <netinet/ip.h>
+#include <netinet/tcp.h>
 #include <netinet/udp.h>
 #include <poll.h>
 #include <fcntl.h>
@@ -227,6 +250,34 @@ static const int tun_write_errnos[] = { ENOMEM, ENOBUFS, 0 };
 static const int mcast_errnos[] = { ENOMEM, ENOBUFS, 0 };
 
 /*
+ * Clean failures of a new neighbour entry: those of netlink (nl_errnos),
+ * ___neigh_create()'s ENOBUFS (net/core/neighbour.c:652) and
+ * pneigh_lookup()'s, a proxy entry's (neighbour.c:2045, linux 6.12).
+ */
+static const int neigh_errnos[] = { ENOMEM, ENOBUFS, 0 };
+
+/*
+ * Clean failures of RTM_NEWNSID: those of netlink (nl_errnos), and
+ * alloc_netid()'s idr slot, ENOMEM (net/core/net_namespace.c:285, linux
+ * 6.12).
+ */
+static const int nsid_errnos[] = { ENOMEM, ENOBUFS, 0 };
+
+/*
+ * Clean failures of a link's move to another namespace: those of netlink
+ * (nl_errnos), and dev_index_reserve()'s for its ifindex there, ENOMEM
+ * (net/core/dev.c:11825, linux 6.12).
+ */
+static const int netns_errnos[] = { ENOMEM, ENOBUFS, 0 };
+
+/* Why the sock_diag variant skips. */
+#define DIAG_MISSING \
+	"no TCP sock_diag: needs CONFIG_INET_DIAG and CONFIG_INET_TCP_DIAG"
+
+/* Why the sock_diag variant's success cannot be told from a failure. */
+#define DIAG_QUERY "a query: success and failure leave the same state"
+
+/*
  * The sit tunnel the RTM_NEWLINK variant adds, and its remote end
  * (192.0.2.1): one without would be the namespace's fallback device sit0's
  * twin, EEXIST.
@@ -264,6 +315,19 @@ static const unsigned short vlan_id = 7;
 #define TUN_DATA 32
 #define TUN_IP_LEN (sizeof(struct iphdr) + sizeof(struct udphdr) + TUN_DATA)
 #define TAP_HLEN 14
+
+/*
+ * The ids the RTM_NEWNSID variant gives its peer namespaces (from NSID,
+ * one for each point, below NSID + NSID_SPAN); the IPv6
+ * address the lifetime variant adds on the lower link, and its lifetimes
+ * in seconds.
+ */
+#define NSID 5
+#define NSID_SPAN 100000
+#define ADDR6 "fd00:20::1"
+#define ADDR6_PREFIX 64
+#define ADDR6_VALID 1200
+#define ADDR6_PREFERRED 600
 
 /* The id of the nexthop object the RTM_NEWNEXTHOP variant adds. */
 #define NEXTHOP_ID 77
@@ -332,6 +396,7 @@ struct link_state {
 };
 
 struct nl_req;
+struct neigh_spec;
 
 /*
  * What a tc or rule variant adds with one request (RTM_NEWQDISC,
@@ -429,6 +494,30 @@ struct net_ctx {
 	int tc_ours, tc_all, tc_qdiscs, tc_children, tc_acts;
 	int tc_all0, tc_qdiscs0;
 	bool tc_est;
+	/*
+	 * A neighbour variant's entry, and what a dump says of it: its
+	 * state, flags and whether it has neigh_lladdr.
+	 */
+	const struct neigh_spec *neigh;
+	unsigned short nd_state;
+	unsigned char nd_flags;
+	bool nd_lladdr;
+	/*
+	 * The namespace variants: the test's namespace and the peer (fds),
+	 * a NETLINK_ROUTE socket in the peer and its links before the
+	 * point; the peer's id as RTM_GETNSID says it, and the one asked for.
+	 */
+	int self_ns, peer_ns, peer_nl, peer_links, nsid, nsid_want;
+	/*
+	 * The sock_diag variant: its NETLINK_SOCK_DIAG socket, a client
+	 * connected to the listener and the end accepted, the client's port
+	 * (network order), and which of the three a dump listed whole.
+	 */
+	int diag, diag_cli, diag_acc;
+	unsigned short diag_port;
+	int diag_seen;
+	/* Whether the IPv6 address, or its prefix route, expires. */
+	bool addr6_lft;
 	char buf[NL_BUF];
 };
 
@@ -556,6 +645,9 @@ struct nl_req {
 		struct tcmsg tcm;
 		struct tcamsg tca;
 		struct fib_rule_hdr frh;
+		struct ndmsg ndm;
+		struct rtgenmsg rtg;
+		struct inet_diag_req_v2 idr;
 	};
 	char attrs[256];
 };
@@ -2882,6 +2974,812 @@ static bool tc_check(void *arg, int ret, char *why, size_t size)
 	return false;
 }
 
+/* ---- neighbours, namespace ids, a link moved, sock_diag ----------- */
+
+/*
+ * A neighbour entry of a variant, on the lower link (up): a permanent
+ * one with neigh_lladdr, or a proxy one (NTF_PROXY, no address).
+ */
+struct neigh_spec {
+	int family;
+	const char *dst;
+	bool proxy;
+};
+
+static const unsigned char neigh_lladdr[6] = { 0x02, 0, 0, 0, 0x77, 0x01 };
+
+/* An RTM_NEWNEIGH (permanent, exclusive) or RTM_DELNEIGH of c->neigh. */
+static int nl_neigh(struct net_ctx *c, int type)
+{
+	const struct neigh_spec *n = c->neigh;
+	struct nl_req r = {
+		.nh.nlmsg_type = type,
+		.nh.nlmsg_flags =
+			NLM_F_REQUEST | NLM_F_ACK |
+			(type == RTM_NEWNEIGH ? NLM_F_CREATE | NLM_F_EXCL : 0),
+		.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct ndmsg)),
+		.ndm.ndm_family = n->family,
+		.ndm.ndm_ifindex = c->lower_index,
+		.ndm.ndm_state = NUD_PERMANENT,
+		.ndm.ndm_flags = n->proxy ? NTF_PROXY : 0,
+	};
+	struct in6_addr a;
+
+	inet_pton(n->family, n->dst, &a);
+	nl_attr(&r, NDA_DST, &a,
+		n->family == AF_INET6 ? sizeof(a) : sizeof(struct in_addr));
+	if (!n->proxy && type == RTM_NEWNEIGH)
+		nl_attr(&r, NDA_LLADDR, neigh_lladdr, sizeof(neigh_lladdr));
+	return nl_ask(c, &r, NULL);
+}
+
+/*
+ * Whether @nh is c->neigh's entry on the lower link; if so, its state,
+ * flags and whether it has neigh_lladdr, in c->nd_*.
+ */
+static bool is_our_neigh(struct net_ctx *c, struct nlmsghdr *nh)
+{
+	const struct neigh_spec *n = c->neigh;
+	struct ndmsg *ndm = NLMSG_DATA(nh);
+	int len = nh->nlmsg_len - NLMSG_LENGTH(sizeof(*ndm));
+	struct rtattr *rta = (void *)((char *)ndm + NLMSG_ALIGN(sizeof(*ndm)));
+	struct rtattr *ll = rta_find(rta, len, NDA_LLADDR);
+	struct in6_addr want;
+
+	inet_pton(n->family, n->dst, &want);
+	if (nh->nlmsg_type != RTM_NEWNEIGH || ndm->ndm_family != n->family ||
+	    ndm->ndm_ifindex != c->lower_index ||
+	    !has_addr(nh, sizeof(*ndm), NDA_DST, n->family, &want))
+		return false;
+	c->nd_state = ndm->ndm_state;
+	c->nd_flags = ndm->ndm_flags;
+	c->nd_lladdr =
+		ll && RTA_PAYLOAD(ll) == sizeof(neigh_lladdr) &&
+		!memcmp(RTA_DATA(ll), neigh_lladdr, sizeof(neigh_lladdr));
+	return true;
+}
+
+/*
+ * How many entries an RTM_GETNEIGH dump of c->neigh's family lists that
+ * are c->neigh (0 or 1), or -errno. A proxy entry is listed only by a
+ * dump that asks for them (NTF_PROXY: net/core/neighbour.c:2886, linux
+ * 6.12).
+ */
+static int neigh_count(struct net_ctx *c)
+{
+	struct nl_req r = {
+		.nh.nlmsg_type = RTM_GETNEIGH,
+		.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP,
+		.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct ndmsg)),
+		.ndm.ndm_family = c->neigh->family,
+		.ndm.ndm_flags = c->neigh->proxy ? NTF_PROXY : 0,
+	};
+
+	c->nd_state = 0;
+	c->nd_flags = 0;
+	c->nd_lladdr = false;
+	return nl_ask(c, &r, is_our_neigh);
+}
+
+#define NEIGH_FMT \
+	"neighbour %s: %d in the dump%s%s, state 0x%x, flags 0x%x, %s, expected %s"
+
+/*
+ * Whether c->neigh is there (@want), as it was made: permanent, with its
+ * link-layer address (a proxy entry: flagged NTF_PROXY); else why not.
+ */
+static bool neigh_is(struct net_ctx *c, bool want, char *why, size_t size)
+{
+	int nr = neigh_count(c);
+	bool whole = c->neigh->proxy ?
+			     (c->nd_flags & NTF_PROXY) :
+			     c->nd_state == NUD_PERMANENT && c->nd_lladdr;
+
+	if (nr == want && (!want || whole))
+		return true;
+	snprintf(why, size, NEIGH_FMT, c->neigh->dst, nr < 0 ? 0 : nr,
+		 nr < 0 ? ": " : "", nr < 0 ? strerror(-nr) : "", c->nd_state,
+		 c->nd_flags, c->nd_lladdr ? "its lladdr" : "no lladdr",
+		 want ? "it, whole" : "none");
+	return false;
+}
+
+/*
+ * A new entry: neigh_add() (net/core/neighbour.c:1972, linux 6.12) makes
+ * it with ___neigh_create(), whose protocol constructor (arp's, ndisc's)
+ * gives it its header ops, and may grow the hash table; a proxy entry is
+ * pneigh_lookup()'s, with ndisc's pconstructor joining the solicited-node
+ * group. A lost acknowledgment is resolved by asking.
+ */
+static int neigh_action(void *arg)
+{
+	struct net_ctx *c = arg;
+	int ret = nl_neigh(c, RTM_NEWNEIGH);
+
+	if (!c->lost)
+		return ret;
+	return neigh_count(c) == 1 ? 0 : ret;
+}
+
+/* A success lists the entry, whole; a failure does not. */
+static bool neigh_check(void *arg, int ret, char *why, size_t size)
+{
+	return neigh_is(arg, ret >= 0, why, size);
+}
+
+/* Removes the entry (an absent one is ENOENT). */
+static void neigh_cleanup(struct __test_metadata *_metadata, void *arg, int ret)
+{
+	struct net_ctx *c = arg;
+	int err = nl_neigh(c, RTM_DELNEIGH);
+
+	EXPECT_TRUE(!err || err == -ENOENT)
+	{
+		TH_LOG("removing neighbour %s: %s", c->neigh->dst,
+		       strerror(-err));
+	}
+}
+
+/*
+ * After cleanup: no entry is left (a proxy entry asked for again is no
+ * EEXIST, net/core/neighbour.c:2046, linux 6.12: one left behind would
+ * pass unseen).
+ */
+static bool neigh_settled(void *arg, char *why, size_t size)
+{
+	return neigh_is(arg, false, why, size);
+}
+
+/*
+ * Runs @fn on c with its netlink socket the one of the peer namespace
+ * (c->peer_nl).
+ */
+static int in_peer(struct net_ctx *c, int (*fn)(struct net_ctx *c))
+{
+	int self = c->nl, ret;
+
+	c->nl = c->peer_nl;
+	ret = fn(c);
+	c->nl = self;
+	return ret;
+}
+
+/*
+ * A new network namespace, the peer, its fd in c->peer_ns, and (@nl) a
+ * netlink socket in it; the task goes back to its own namespace
+ * (c->self_ns). Returns 0 or -errno.
+ */
+static int peer_make(struct net_ctx *c, bool nl)
+{
+	int err = 0;
+
+	if (unshare(CLONE_NEWNET))
+		return -errno;
+	c->peer_ns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (c->peer_ns < 0)
+		err = -errno;
+	if (!err && nl) {
+		c->peer_nl = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC,
+				    NETLINK_ROUTE);
+		if (c->peer_nl < 0)
+			err = -errno;
+	}
+	if (setns(c->self_ns, CLONE_NEWNET) && !err)
+		err = -errno;
+	return err;
+}
+
+/* An RTM_NEWNSID of NSID for the peer namespace, acknowledged. */
+static int nl_newnsid(struct net_ctx *c)
+{
+	struct nl_req r = {
+		.nh.nlmsg_type = RTM_NEWNSID,
+		.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK,
+		.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct rtgenmsg)),
+		.rtg.rtgen_family = AF_UNSPEC,
+	};
+	unsigned int fd = c->peer_ns;
+	int nsid = c->nsid_want;
+
+	nl_attr(&r, NETNSA_FD, &fd, sizeof(fd));
+	nl_attr(&r, NETNSA_NSID, &nsid, sizeof(nsid));
+	return nl_ask(c, &r, NULL);
+}
+
+/* Keeps the NETNSA_NSID of an RTM_GETNSID's reply in c->nsid. */
+static bool nsid_reply(struct net_ctx *c, struct nlmsghdr *nh)
+{
+	struct rtgenmsg *g = NLMSG_DATA(nh);
+	int len = nh->nlmsg_len - NLMSG_LENGTH(sizeof(*g));
+	struct rtattr *rta = (void *)((char *)g + NLMSG_ALIGN(sizeof(*g)));
+	struct rtattr *id = rta_find(rta, len, NETNSA_NSID);
+
+	if (nh->nlmsg_type != RTM_NEWNSID || !id)
+		return false;
+	c->nsid = rta_int(id);
+	return true;
+}
+
+/*
+ * The peer namespace's id here, as RTM_GETNSID says it
+ * (NETNSA_NSID_NOT_ASSIGNED: none), in c->nsid; returns 0 or -errno.
+ */
+static int nsid_get(struct net_ctx *c)
+{
+	struct nl_req r = {
+		.nh.nlmsg_type = RTM_GETNSID,
+		.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK,
+		.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct rtgenmsg)),
+		.rtg.rtgen_family = AF_UNSPEC,
+	};
+	unsigned int fd = c->peer_ns;
+
+	c->nsid = INT_MIN;
+	nl_attr(&r, NETNSA_FD, &fd, sizeof(fd));
+	return nl_ask(c, &r, nsid_reply);
+}
+
+/*
+ * A peer namespace of its own for each point: an id, once given, stays
+ * as long as both namespaces live (there is no RTM_DELNSID); and an id of
+ * its own, since a closed peer gives its id back only once its cleanup
+ * work has run (net/core/net_namespace.c:cleanup_net()).
+ */
+static void nsid_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct net_ctx *c = arg;
+
+	c->nsid_want = NSID + c->seq % NSID_SPAN;
+	ASSERT_EQ(0, peer_make(c, false));
+}
+
+/*
+ * rtnl_net_newid() (net/core/net_namespace.c:821, linux 6.12): the id's
+ * slot in the namespace's idr (alloc_netid(), line 285), then the
+ * notification. A lost acknowledgment is resolved by asking.
+ */
+static int nsid_action(void *arg)
+{
+	struct net_ctx *c = arg;
+	int ret = nl_newnsid(c);
+
+	if (!c->lost)
+		return ret;
+	return !nsid_get(c) && c->nsid == c->nsid_want ? 0 : ret;
+}
+
+/* A success: RTM_GETNSID finds the id asked for. A failure: no id. */
+static bool nsid_check(void *arg, int ret, char *why, size_t size)
+{
+	struct net_ctx *c = arg;
+	int want = ret < 0 ? NETNSA_NSID_NOT_ASSIGNED : c->nsid_want;
+	int err = nsid_get(c);
+
+	if (!err && c->nsid == want)
+		return true;
+	snprintf(why, size, "the peer's nsid is %d%s%s, expected %d", c->nsid,
+		 err ? ": RTM_GETNSID: " : "", err ? strerror(-err) : "", want);
+	return false;
+}
+
+/* The peer goes (with it, in a work item, its id here). */
+static void nsid_cleanup(struct __test_metadata *_metadata, void *arg, int ret)
+{
+	struct net_ctx *c = arg;
+
+	close_fd(&c->peer_ns);
+}
+
+/* The link the netns variant moves, made before each point. */
+static const struct link_spec move_link = {
+	.kind = "dummy",
+	.name = "failnth_mv",
+	.config = "CONFIG_DUMMY",
+};
+
+/* An RTM_NEWADDR or RTM_DELADDR of ADDR/ADDR_PREFIX on link @index. */
+static int nl_addr_on(struct net_ctx *c, int type, int index)
+{
+	struct nl_req r = {
+		.nh.nlmsg_type = type,
+		.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK,
+		.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifaddrmsg)),
+		.ifa.ifa_family = AF_INET,
+		.ifa.ifa_prefixlen = ADDR_PREFIX,
+		.ifa.ifa_index = index,
+	};
+	struct in_addr a;
+
+	inet_pton(AF_INET, ADDR, &a);
+	nl_attr(&r, IFA_LOCAL, &a, sizeof(a));
+	nl_attr(&r, IFA_ADDRESS, &a, sizeof(a));
+	return nl_ask(c, &r, NULL);
+}
+
+/* Counts the IPv4 addresses of link c->link_index in a dump. */
+static bool is_moved_addr(struct net_ctx *c, struct nlmsghdr *nh)
+{
+	struct ifaddrmsg *ifa = NLMSG_DATA(nh);
+
+	return nh->nlmsg_type == RTM_NEWADDR &&
+	       ifa->ifa_index == (unsigned int)c->link_index;
+}
+
+static int moved_addrs(struct net_ctx *c)
+{
+	return nl_dump(c, RTM_GETADDR, AF_INET, is_moved_addr);
+}
+
+static int moved_named(struct net_ctx *c)
+{
+	return links_named(c, AF_UNSPEC, move_link.name);
+}
+
+static int all_links(struct net_ctx *c)
+{
+	return nl_dump(c, RTM_GETLINK, AF_UNSPEC, any_link);
+}
+
+/*
+ * A peer namespace of its own for each point (with a netlink socket in
+ * it, and its links counted), so that what one point leaves there cannot
+ * change the next; the link to move: made here, with ADDR, up, its index
+ * in c->link_index.
+ */
+static void netns_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct net_ctx *c = arg;
+
+	ASSERT_EQ(0, peer_make(c, true));
+	c->peer_links = in_peer(c, all_links);
+	ASSERT_LE(1, c->peer_links);
+
+	ASSERT_EQ(0, nl_newlink(c, &move_link));
+	ASSERT_EQ(1, moved_named(c));
+	c->link_index = c->ls.index;
+	ASSERT_EQ(0, nl_addr_on(c, RTM_NEWADDR, c->link_index));
+	ASSERT_EQ(0, nl_setlink_of(c, c->link_index, true, 0, 0));
+}
+
+/* An RTM_SETLINK of link c->link_index's IFLA_NET_NS_FD, the peer. */
+static int nl_setns(struct net_ctx *c)
+{
+	struct nl_req r = {
+		.nh.nlmsg_type = RTM_SETLINK,
+		.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK,
+		.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifinfomsg)),
+		.ifi.ifi_index = c->link_index,
+	};
+	unsigned int fd = c->peer_ns;
+
+	nl_attr(&r, IFLA_NET_NS_FD, &fd, sizeof(fd));
+	return nl_ask(c, &r, NULL);
+}
+
+/*
+ * The link moves to the peer namespace: __dev_change_net_namespace()
+ * (net/core/dev.c:11749, linux 6.12) reserves its ifindex there (line
+ * 11825), closes it, lets the NETDEV_UNREGISTER notifiers drop its
+ * addresses and per-protocol state, renames its kobject, and the
+ * NETDEV_REGISTER notifiers give it new state there. A lost
+ * acknowledgment is resolved by asking the peer.
+ */
+static int netns_action(void *arg)
+{
+	struct net_ctx *c = arg;
+	int ret = nl_setns(c);
+
+	if (!c->lost)
+		return ret;
+	return in_peer(c, moved_named) == 1 ? 0 : ret;
+}
+
+/* Whether name_dirs hold the moved link's name (@want) in the peer. */
+static bool peer_dirs_are(struct net_ctx *c, bool want, char *why, size_t size)
+{
+	bool ok;
+
+	/* /proc/sys/net is the one of the namespace that looks. */
+	if (setns(c->peer_ns, CLONE_NEWNET)) {
+		snprintf(why, size, "setns to the peer: %s", strerror(errno));
+		return false;
+	}
+	ok = name_dirs_are(move_link.name, want, why, size);
+	if (setns(c->self_ns, CLONE_NEWNET)) {
+		snprintf(why, size, "setns back: %s", strerror(errno));
+		return false;
+	}
+	return ok;
+}
+
+#define PEER_FMT \
+	"the peer: %d links named %s (link %d, %s, %d addresses), %d links, expected %s"
+
+/*
+ * A success: the link is gone from here, with its procfs directories; in
+ * the peer it is listed under its name, with its ifindex (free there:
+ * the peer has lo and sit0 only), down (dev_close()) and without the
+ * address (inetdev_destroy() on NETDEV_UNREGISTER), and has its procfs
+ * directories there. A failure: it is here, up, with its address and
+ * directories, and nothing of it is in the peer.
+ */
+static bool netns_check(void *arg, int ret, char *why, size_t size)
+{
+	struct net_ctx *c = arg;
+	bool moved = ret >= 0;
+	int here = moved_named(c), there, addrs, nr, peer_nr;
+	struct link_state ls = c->ls;
+
+	if (here != !moved) {
+		snprintf(why, size, "%d links named %s here after the %s", here,
+			 move_link.name, moved ? "success" : "failure");
+		return false;
+	}
+	if (!moved && (ls.index != c->link_index || !(ls.flags & IFF_UP))) {
+		snprintf(why, size, "%s is link %d, %s, expected %d, up",
+			 move_link.name, ls.index,
+			 ls.flags & IFF_UP ? "up" : "down", c->link_index);
+		return false;
+	}
+	addrs = moved_addrs(c);
+	if (addrs != !moved) {
+		snprintf(why, size, "%d addresses of link %d here, expected %d",
+			 addrs, c->link_index, !moved);
+		return false;
+	}
+	nr = all_links(c);
+	if (nr != c->nr_links + !moved) {
+		snprintf(why, size, "%d links here, expected %d", nr,
+			 c->nr_links + !moved);
+		return false;
+	}
+	if (!name_dirs_are(move_link.name, !moved, why, size))
+		return false;
+	there = in_peer(c, moved_named);
+	ls = c->ls;
+	addrs = in_peer(c, moved_addrs);
+	peer_nr = in_peer(c, all_links);
+	if (there != moved || peer_nr != c->peer_links + moved ||
+	    (moved &&
+	     (ls.index != c->link_index || (ls.flags & IFF_UP) || addrs))) {
+		snprintf(why, size, PEER_FMT, there, move_link.name, ls.index,
+			 ls.flags & IFF_UP ? "up" : "down", addrs, peer_nr,
+			 moved ? "it, down, no address" : "none");
+		return false;
+	}
+	return peer_dirs_are(c, moved, why, size);
+}
+
+/*
+ * Removes the link, here or in the peer (where it is not: ENODEV), then
+ * the peer.
+ */
+static void netns_cleanup(struct __test_metadata *_metadata, void *arg, int ret)
+{
+	struct net_ctx *c = arg;
+	int self = c->nl, here, there;
+
+	here = nl_dellink(c, move_link.name);
+	c->nl = c->peer_nl;
+	there = nl_dellink(c, move_link.name);
+	c->nl = self;
+	EXPECT_TRUE((!here && there == -ENODEV) || (here == -ENODEV && !there))
+	{
+		TH_LOG("removing %s: here %s, in the peer %s", move_link.name,
+		       strerror(-here), strerror(-there));
+	}
+	close_fd(&c->peer_nl);
+	close_fd(&c->peer_ns);
+}
+
+/*
+ * Counts, in a sock_diag dump, the test's three TCP sockets (the
+ * listener, the client and the end accepted), each with its ports, its
+ * state, and its INET_DIAG_INFO, a tcp_info of that state; c->diag_seen
+ * has a bit for each one found whole.
+ */
+static bool is_our_sock(struct net_ctx *c, struct nlmsghdr *nh)
+{
+	struct inet_diag_msg *m = NLMSG_DATA(nh);
+	int len = nh->nlmsg_len - NLMSG_LENGTH(sizeof(*m));
+	struct rtattr *info =
+		rta_find((void *)((char *)m + NLMSG_ALIGN(sizeof(*m))), len,
+			 INET_DIAG_INFO);
+	unsigned short lport = ((struct sockaddr_in *)&c->lst_addr)->sin_port;
+	unsigned short sport = m->id.idiag_sport, dport = m->id.idiag_dport;
+	int bit = 0;
+
+	if (nh->nlmsg_type != SOCK_DIAG_BY_FAMILY)
+		return false;
+	if (sport == lport && !dport && m->idiag_state == TCP_LISTEN)
+		bit = 1;
+	else if (sport == c->diag_port && dport == lport &&
+		 m->idiag_state == TCP_ESTABLISHED)
+		bit = 2;
+	else if (sport == lport && dport == c->diag_port &&
+		 m->idiag_state == TCP_ESTABLISHED)
+		bit = 4;
+	if (!bit)
+		return false;
+	/* tcp_info's first member, tcpi_state, is the socket's state. */
+	if (info && RTA_PAYLOAD(info) >= 8 &&
+	    *(unsigned char *)RTA_DATA(info) == m->idiag_state)
+		c->diag_seen |= bit;
+	return true;
+}
+
+/*
+ * A SOCK_DIAG_BY_FAMILY dump of the listening and established TCP
+ * sockets of the family, with INET_DIAG_INFO: how many of the test's it
+ * lists, or -errno.
+ */
+static int diag_dump(struct net_ctx *c)
+{
+	struct nl_req r = {
+		.nh.nlmsg_type = SOCK_DIAG_BY_FAMILY,
+		.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP,
+		.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct inet_diag_req_v2)),
+		.idr.sdiag_family = c->family,
+		.idr.sdiag_protocol = IPPROTO_TCP,
+		.idr.idiag_ext = 1 << (INET_DIAG_INFO - 1),
+		.idr.idiag_states = 1 << TCP_LISTEN | 1 << TCP_ESTABLISHED,
+	};
+	int self = c->nl, ret;
+
+	c->diag_seen = 0;
+	c->nl = c->diag;
+	ret = nl_ask(c, &r, is_our_sock);
+	c->nl = self;
+	return ret;
+}
+
+/*
+ * The sock_diag variant's sockets, made before the sweep: the listener
+ * c->lst, a client connected to it (c->diag_cli) and the end accepted
+ * (c->diag_acc); and its NETLINK_SOCK_DIAG socket (c->diag).
+ */
+static void diag_setup(struct __test_metadata *_metadata, struct net_ctx *c)
+{
+	struct sockaddr_storage sa;
+	socklen_t len = sizeof(sa);
+	int i;
+
+	c->diag =
+		socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	ASSERT_LE(0, c->diag);
+	c->diag_cli = tcp_socket(c->family);
+	ASSERT_LE(0, c->diag_cli);
+	ASSERT_EQ(0, connect(c->diag_cli, (struct sockaddr *)&c->lst_addr,
+			     c->alen));
+	ASSERT_EQ(0, getsockname(c->diag_cli, (struct sockaddr *)&sa, &len));
+	c->diag_port = ((struct sockaddr_in *)&sa)->sin_port;
+	for (i = 0; i < ARRIVE_MS / 10 && c->diag_acc < 0; i++) {
+		c->diag_acc = accept4(c->lst, NULL, NULL, SOCK_CLOEXEC);
+		if (c->diag_acc < 0)
+			usleep(10 * 1000);
+	}
+	ASSERT_LE(0, c->diag_acc);
+	/*
+	 * No handler: ENOENT (net/core/sock_diag.c:246; for TCP,
+	 * net/ipv4/inet_diag.c:1284, linux 6.12).
+	 */
+	if (diag_dump(c) == -ENOENT)
+		SKIP(return, "%s", DIAG_MISSING);
+}
+
+/*
+ * inet_diag_dump_start()'s state (net/ipv4/inet_diag.c:1311, linux 6.12),
+ * then each skb of the dump, with the sockets' tcp_info.
+ */
+static int diag_action(void *arg)
+{
+	return diag_dump(arg);
+}
+
+/*
+ * A success lists the three sockets, whole, and ends; a failure does not
+ * end with NLMSG_DONE, and the next dump lists them all.
+ */
+static bool diag_check(void *arg, int ret, char *why, size_t size)
+{
+	struct net_ctx *c = arg;
+	int nr;
+
+	if (ret >= 0) {
+		if (ret == 3 && c->diag_seen == 7 && c->done)
+			return true;
+		snprintf(why, size,
+			 "the dump listed %d of our 3 sockets (whole: 0x%x)%s",
+			 ret, c->diag_seen, c->done ? "" : ", no NLMSG_DONE");
+		return false;
+	}
+	if (c->done) {
+		snprintf(why, size, "a failed dump ended with NLMSG_DONE");
+		return false;
+	}
+	nr = diag_dump(c);
+	if (nr == 3 && c->diag_seen == 7 && c->done)
+		return true;
+	snprintf(why, size,
+		 "the next dump: %s%d of our 3 sockets (whole: 0x%x)",
+		 nr < 0 ? strerror(-nr) : "", nr < 0 ? 0 : nr, c->diag_seen);
+	return false;
+}
+
+/*
+ * An RTM_NEWADDR of ADDR6/64 on the lower link (up), valid for
+ * ADDR6_VALID s and preferred for ADDR6_PREFERRED s (IFA_CACHEINFO), with
+ * no duplicate address detection; or its RTM_DELADDR.
+ */
+static int nl_addr6(struct net_ctx *c, int type)
+{
+	struct nl_req r = {
+		.nh.nlmsg_type = type,
+		.nh.nlmsg_flags =
+			NLM_F_REQUEST | NLM_F_ACK |
+			(type == RTM_NEWADDR ? NLM_F_CREATE | NLM_F_EXCL : 0),
+		.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifaddrmsg)),
+		.ifa.ifa_family = AF_INET6,
+		.ifa.ifa_prefixlen = ADDR6_PREFIX,
+		.ifa.ifa_flags = IFA_F_NODAD,
+		.ifa.ifa_index = c->lower_index,
+	};
+	struct ifa_cacheinfo ci = {
+		.ifa_prefered = ADDR6_PREFERRED,
+		.ifa_valid = ADDR6_VALID,
+	};
+	struct in6_addr a;
+
+	inet_pton(AF_INET6, ADDR6, &a);
+	nl_attr(&r, IFA_ADDRESS, &a, sizeof(a));
+	if (type == RTM_NEWADDR)
+		nl_attr(&r, IFA_CACHEINFO, &ci, sizeof(ci));
+	return nl_ask(c, &r, NULL);
+}
+
+/*
+ * Whether @nh is ADDR6 on the lower link; whether its lifetimes are
+ * finite and no longer than asked for in c->addr6_lft.
+ */
+static bool is_our_addr6(struct net_ctx *c, struct nlmsghdr *nh)
+{
+	struct ifaddrmsg *ifa = NLMSG_DATA(nh);
+	int len = nh->nlmsg_len - NLMSG_LENGTH(sizeof(*ifa));
+	struct rtattr *rta = IFA_RTA(ifa), *ci;
+	struct ifa_cacheinfo got;
+	struct in6_addr want;
+
+	inet_pton(AF_INET6, ADDR6, &want);
+	if (nh->nlmsg_type != RTM_NEWADDR || ifa->ifa_family != AF_INET6 ||
+	    ifa->ifa_index != (unsigned int)c->lower_index ||
+	    ifa->ifa_prefixlen != ADDR6_PREFIX ||
+	    !has_addr(nh, sizeof(*ifa), IFA_ADDRESS, AF_INET6, &want))
+		return false;
+	ci = rta_find(rta, len, IFA_CACHEINFO);
+	if (ci && RTA_PAYLOAD(ci) >= sizeof(got)) {
+		memcpy(&got, RTA_DATA(ci), sizeof(got));
+		c->addr6_lft = got.ifa_valid && got.ifa_valid <= ADDR6_VALID &&
+			       got.ifa_prefered &&
+			       got.ifa_prefered <= ADDR6_PREFERRED;
+	}
+	return true;
+}
+
+/*
+ * Whether @nh is ADDR6's prefix route, on the lower link; whether it
+ * expires (RTA_CACHEINFO's rta_expires, net/ipv6/route.c:rt6_fill_node(),
+ * linux 6.12) in c->addr6_lft.
+ */
+static bool is_prefix6(struct net_ctx *c, struct nlmsghdr *nh)
+{
+	struct rtmsg *rtm = NLMSG_DATA(nh);
+	int len = nh->nlmsg_len - NLMSG_LENGTH(sizeof(*rtm));
+	struct rtattr *rta = RTM_RTA(rtm), *ci;
+	struct rta_cacheinfo cache;
+	struct in6_addr want;
+
+	inet_pton(AF_INET6, ADDR6, &want);
+	memset(want.s6_addr + ADDR6_PREFIX / 8, 0, 16 - ADDR6_PREFIX / 8);
+	if (nh->nlmsg_type != RTM_NEWROUTE || rtm->rtm_family != AF_INET6 ||
+	    rtm->rtm_dst_len != ADDR6_PREFIX ||
+	    rta_int(rta_find(rta, len, RTA_OIF)) != c->lower_index ||
+	    !has_addr(nh, sizeof(*rtm), RTA_DST, AF_INET6, &want))
+		return false;
+	ci = rta_find(rta, len, RTA_CACHEINFO);
+	c->addr6_lft = ci && RTA_PAYLOAD(ci) >= sizeof(cache) &&
+		       (memcpy(&cache, RTA_DATA(ci), sizeof(cache)),
+			cache.rta_expires);
+	return true;
+}
+
+/* An RTM_DELROUTE of ADDR6's prefix route, on the lower link. */
+static int nl_prefix6_del(struct net_ctx *c)
+{
+	struct nl_req r = {
+		.nh.nlmsg_type = RTM_DELROUTE,
+		.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK,
+		.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct rtmsg)),
+		.rtm.rtm_family = AF_INET6,
+		.rtm.rtm_dst_len = ADDR6_PREFIX,
+		.rtm.rtm_table = RT_TABLE_MAIN,
+	};
+	struct in6_addr a;
+
+	inet_pton(AF_INET6, ADDR6, &a);
+	memset(a.s6_addr + ADDR6_PREFIX / 8, 0, 16 - ADDR6_PREFIX / 8);
+	nl_attr(&r, RTA_DST, &a, sizeof(a));
+	nl_attr(&r, RTA_OIF, &c->lower_index, sizeof(c->lower_index));
+	return nl_ask(c, &r, NULL);
+}
+
+/*
+ * inet6_addr_add() (net/ipv6/addrconf.c:3046, linux 6.12): the address
+ * (ipv6_add_addr()), its prefix route, which expires with it
+ * (addrconf_prefix_route()), and the lifetime work that ends them. A lost
+ * acknowledgment is resolved by asking.
+ */
+static int addr6_action(void *arg)
+{
+	struct net_ctx *c = arg;
+	int ret = nl_addr6(c, RTM_NEWADDR);
+
+	if (!c->lost)
+		return ret;
+	return nl_dump(c, RTM_GETADDR, AF_INET6, is_our_addr6) == 1 ? 0 : ret;
+}
+
+#define ADDR6_FMT \
+	"%s: %d addresses (%s lifetime), %d prefix routes (%s expiry), expected %d"
+
+/*
+ * A success: the address is listed with its finite lifetimes, and its
+ * prefix route, expiring. A failure: neither.
+ */
+static bool addr6_check(void *arg, int ret, char *why, size_t size)
+{
+	struct net_ctx *c = arg;
+	int want = ret >= 0, addrs, routes;
+	bool addr_lft, route_lft;
+
+	c->addr6_lft = false;
+	addrs = nl_dump(c, RTM_GETADDR, AF_INET6, is_our_addr6);
+	addr_lft = c->addr6_lft;
+	c->addr6_lft = false;
+	routes = nl_dump(c, RTM_GETROUTE, AF_INET6, is_prefix6);
+	route_lft = c->addr6_lft;
+	if (addrs == want && routes == want &&
+	    (!want || (addr_lft && route_lft)))
+		return true;
+	snprintf(why, size, ADDR6_FMT, ADDR6, addrs,
+		 addr_lft ? "its" : "no finite", routes,
+		 route_lft ? "an" : "no", want);
+	return false;
+}
+
+/*
+ * Removes the address, then its prefix route: ipv6_del_addr() removes
+ * the prefix route only of an address that does not expire
+ * (IFA_F_PERMANENT, net/ipv6/addrconf.c:1342, linux 6.12). Absent ones
+ * are EADDRNOTAVAIL and ESRCH.
+ */
+static void addr6_cleanup(struct __test_metadata *_metadata, void *arg, int ret)
+{
+	struct net_ctx *c = arg;
+	int err = nl_addr6(c, RTM_DELADDR);
+
+	EXPECT_TRUE(!err || err == -EADDRNOTAVAIL)
+	{
+		TH_LOG("removing %s: %s", ADDR6, strerror(-err));
+	}
+	err = nl_prefix6_del(c);
+	EXPECT_TRUE(!err || err == -ESRCH)
+	{
+		TH_LOG("removing the prefix route of %s: %s", ADDR6,
+		       strerror(-err));
+	}
+	EXPECT_EQ(0, nl_dump(c, RTM_GETROUTE, AF_INET6, is_prefix6));
+}
+
 static void socket_cleanup(struct __test_metadata *_metadata, void *arg,
 			   int ret)
 {
@@ -2914,6 +3812,14 @@ FIXTURE_VARIANT(net)
 	const struct tc_spec *tc;
 	/* The route variants' table, if not the main one. */
 	unsigned char table;
+	/* The lower link is made up before the sweep. */
+	bool lower_up;
+	/* The neighbour entry a variant adds, on the lower link. */
+	const struct neigh_spec *neigh;
+	/* Peer namespaces, one for each point: the test's own is kept. */
+	bool peer;
+	/* The sock_diag variant's sockets (diag_setup()). */
+	bool diag;
 };
 
 static const struct link_spec sit_link = {
@@ -3472,6 +4378,51 @@ FAILNTH_VARIANT_MORE(net, rtm_newrule6, (.family = AF_INET6, .tc = &rule6),
 		     .allowed = tc_errnos, .action = tc_action,
 		     .check = tc_check, .cleanup = tc_cleanup);
 
+static const struct neigh_spec neigh4 = {
+	.family = AF_INET,
+	.dst = "10.11.0.2",
+};
+
+static const struct neigh_spec neigh6_proxy = {
+	.family = AF_INET6,
+	.dst = "fd00:11::3",
+	.proxy = true,
+};
+
+FAILNTH_VARIANT_MORE(net, rtm_newneigh,
+		     (.family = AF_INET, .lower = &lower_link, .lower_up = true,
+		      .neigh = &neigh4),
+		     .allowed = neigh_errnos, .action = neigh_action,
+		     .check = neigh_check, .cleanup = neigh_cleanup,
+		     .settled = neigh_settled);
+
+FAILNTH_VARIANT_MORE(net, rtm_newneigh6_proxy,
+		     (.family = AF_INET6, .lower = &lower_link,
+		      .lower_up = true, .neigh = &neigh6_proxy),
+		     .allowed = neigh_errnos, .action = neigh_action,
+		     .check = neigh_check, .cleanup = neigh_cleanup,
+		     .settled = neigh_settled);
+
+FAILNTH_VARIANT_MORE(net, rtm_newnsid, (.family = AF_INET, .peer = true),
+		     .allowed = nsid_errnos, .prepare = nsid_prepare,
+		     .action = nsid_action, .check = nsid_check,
+		     .cleanup = nsid_cleanup);
+
+FAILNTH_VARIANT_MORE(net, rtm_setlink_netns, (.family = AF_INET, .peer = true),
+		     .allowed = netns_errnos, .prepare = netns_prepare,
+		     .action = netns_action, .check = netns_check,
+		     .cleanup = netns_cleanup);
+
+FAILNTH_VARIANT_MORE(net, sock_diag_tcp, (.family = AF_INET, .diag = true),
+		     .allowed = nl_errnos, .action = diag_action,
+		     .check = diag_check, .success_unseen = DIAG_QUERY);
+
+FAILNTH_VARIANT_MORE(net, rtm_newaddr6_lifetime,
+		     (.family = AF_INET6, .lower = &lower_link,
+		      .lower_up = true),
+		     .allowed = nl_errnos, .action = addr6_action,
+		     .check = addr6_check, .cleanup = addr6_cleanup);
+
 /* Brings the namespace's loopback device up. */
 static int lo_up(void)
 {
@@ -3620,6 +4571,12 @@ FIXTURE_SETUP(net)
 	c->peer = -1;
 	c->tun = -1;
 	c->tun_rcv = -1;
+	c->self_ns = -1;
+	c->peer_ns = -1;
+	c->peer_nl = -1;
+	c->diag = -1;
+	c->diag_cli = -1;
+	c->diag_acc = -1;
 	c->family = variant->family;
 	c->table = variant->table ? variant->table : RT_TABLE_MAIN;
 	c->alen = loopback(c->family, &sa);
@@ -3680,6 +4637,17 @@ FIXTURE_SETUP(net)
 		tc_setup(_metadata, c);
 	if (_metadata->exit_code == KSFT_SKIP)
 		return;
+	c->neigh = variant->neigh;
+	if (variant->lower_up)
+		ASSERT_EQ(0, nl_setlink_of(c, c->lower_index, true, 0, 0));
+	if (variant->peer) {
+		c->self_ns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+		ASSERT_LE(0, c->self_ns);
+	}
+	if (variant->diag)
+		diag_setup(_metadata, c);
+	if (_metadata->exit_code == KSFT_SKIP)
+		return;
 	c->nr_links = nl_dump(c, RTM_GETLINK, AF_UNSPEC, any_link);
 	ASSERT_LE(1, c->nr_links);
 	ASSERT_EQ(1, nl_dump(c, RTM_GETLINK, AF_UNSPEC, lo_attrs));
@@ -3700,6 +4668,12 @@ FIXTURE_TEARDOWN(net)
 	close_fd(&c->nl);
 	close_fd(&c->tun);
 	close_fd(&c->tun_rcv);
+	close_fd(&c->self_ns);
+	close_fd(&c->peer_ns);
+	close_fd(&c->peer_nl);
+	close_fd(&c->diag);
+	close_fd(&c->diag_cli);
+	close_fd(&c->diag_acc);
 }
 
 /*
