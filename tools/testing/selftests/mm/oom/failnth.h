@@ -490,7 +490,8 @@ static void failnth_watch_close(struct failnth_watch *w)
 		close(w->dir);
 	if (w->maps >= 0)
 		close(w->maps);
-	w->dir = w->maps = -1;
+	w->dir = -1;
+	w->maps = -1;
 }
 
 /*
