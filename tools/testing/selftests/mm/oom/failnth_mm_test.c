@@ -10,6 +10,19 @@
  * checked in /proc/self/maps (range and protections) and by reading the
  * data back; a failure leaves every mapping as it was (the engine compares
  * /proc/self/maps) and the data intact.
+ *
+ * The middle page of three filled ones is also changed by mlock(),
+ * munlock(), mlock2(MLOCK_ONFAULT), madvise(MADV_DONTFORK, MADV_WIPEONFORK,
+ * MADV_NOHUGEPAGE) and mseal(): a success leaves three VMAs with the flag
+ * on the middle one alone (VmFlags and "Locked:" in /proc/self/smaps; a
+ * forked child lacks the page or reads it as zero; a sealed page cannot be
+ * unmapped or mprotect()ed), a failure the mapping and flags as before. It
+ * is replaced by mmap(MAP_FIXED), mremap(MREMAP_FIXED) of another page and
+ * shmat(SHM_REMAP): a success shows the new contents there (and the
+ * moved page's old range unmapped), a failure the old ones.
+ * mremap(MREMAP_DONTUNMAP) must leave the data at the new address and the
+ * old range mapped and zero, or nothing changed; brk() growth and shrink
+ * must move the break and the [heap] end together, or neither.
  */
 
 #define _GNU_SOURCE
@@ -22,6 +35,7 @@
 #include <sys/ipc.h>
 #include <sys/mman.h>
 #include <sys/shm.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "failnth_child.h"
@@ -54,6 +68,14 @@
 static const int mm_errnos[] = { ENOMEM, 0 };
 
 /*
+ * madvise() that changes VMA flags: a failed split in madvise_update_vma()
+ * is ENOMEM, which madvise_vma_behavior() reports as EAGAIN
+ * (mm/madvise.c:1142, linux 6.12), as madvise(2) documents ("A kernel
+ * resource was temporarily unavailable").
+ */
+static const int madv_errnos[] = { EAGAIN, 0 };
+
+/*
  * Creating a shmem file: memfd_create() and shmget() create an inode on the
  * internal shmem mount, and a failed inode allocation is ENOSPC:
  * mm/shmem.c:__shmem_get_inode() has "return ERR_PTR(-ENOSPC);" when
@@ -69,6 +91,8 @@ struct mm_state {
 	size_t len;
 	/* What the action mapped or moved to. */
 	char *result;
+	/* What mremap(MREMAP_FIXED) moves. */
+	char *src;
 	int memfd;
 	int uffd;
 	int shmid;
@@ -900,6 +924,745 @@ static bool touch_check(void *arg, int ret, char *why, size_t size)
 	       resident(st, why, size);
 }
 
+/*
+ * VMA flag changes of the middle page of three filled pages: mlock(),
+ * munlock(), mlock2(MLOCK_ONFAULT), madvise(MADV_DONTFORK,
+ * MADV_WIPEONFORK, MADV_NOHUGEPAGE) and mseal(). Each splits the mapping
+ * in three through vma_modify(), whose two split_vma() calls allocate
+ * (mm/vma.c:1459 and mm/vma.c:1467, linux 6.12). A success shows three
+ * VMAs with the flag on the middle one alone, in the VmFlags of
+ * /proc/self/smaps; a failure leaves the mapping and its flags as before.
+ */
+
+/*
+ * The value, in kB, of the smaps field @field ("Locked:") of the mapping
+ * that holds @addr, or -errno.
+ */
+static long smaps_kb(const void *addr, const char *field)
+{
+	unsigned long lo, hi, want = (unsigned long)addr;
+	size_t flen = strlen(field);
+	char line[512];
+	bool in = false;
+	long kb = -ENOENT;
+	FILE *f;
+
+	f = fopen("/proc/self/smaps", "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 &&
+		    strchr(line, '-') < strchr(line, ' ')) {
+			in = lo <= want && want < hi;
+			continue;
+		}
+		if (in && !strncmp(line, field, flen)) {
+			kb = strtol(line + flen, NULL, 10);
+			break;
+		}
+	}
+	fclose(f);
+	return kb;
+}
+
+/*
+ * Whether the VmFlags mnemonic @flag is set on each of the three pages as
+ * @want says ("010": the middle one alone); if not, says which.
+ */
+static bool three_flags_are(struct mm_state *st, const char *flag,
+			    const char *want, char *why, size_t size)
+{
+	int pg, got;
+
+	for (pg = 0; pg < 3; pg++) {
+		got = smaps_flag(st->addr + pg * st->page, flag);
+		if (got < 0) {
+			snprintf(why, size, "no VmFlags for page %d: %s", pg,
+				 strerror(-got));
+			return false;
+		}
+		if (got != want[pg] - '0') {
+			snprintf(why, size, "page %d: \"%s\" %s in VmFlags", pg,
+				 flag, got ? "set" : "not set");
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * Whether the "Locked:" of the mapping that holds the middle page is @kb in
+ * smaps: the middle page's alone after a split, all three pages' when the
+ * mapping is whole.
+ */
+static bool middle_locked_is(struct mm_state *st, long kb, char *why,
+			     size_t size)
+{
+	long got = smaps_kb(st->addr + st->page, "Locked:");
+
+	if (got != kb) {
+		snprintf(why, size,
+			 "the middle mapping has Locked: %ld kB, not %ld", got,
+			 kb);
+		return false;
+	}
+	return true;
+}
+
+/* mlock() of the middle page: VM_LOCKED ("lo") on it alone. */
+
+static int mlock_split_action(void *arg)
+{
+	struct mm_state *st = arg;
+
+	return mlock(st->addr + st->page, st->page) ? -errno : 0;
+}
+
+static bool mlock_split_check(void *arg, int ret, char *why, size_t size)
+{
+	struct mm_state *st = arg;
+	long kb = st->page / 1024;
+
+	return three_pages_are(st, "rw-p", why, size) &&
+	       three_flags_are(st, "lo", ret < 0 ? "000" : "010", why, size) &&
+	       middle_locked_is(st, ret < 0 ? 0 : kb, why, size);
+}
+
+/* munlock() of the middle page of three locked ones. */
+
+static void three_locked_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct mm_state *st = arg;
+
+	three_pages_prepare(_metadata, arg);
+	ASSERT_EQ(0, mlock(st->addr, st->len))
+	{
+		TH_LOG("mlock: %s", strerror(errno));
+	}
+}
+
+static int munlock_split_action(void *arg)
+{
+	struct mm_state *st = arg;
+
+	return munlock(st->addr + st->page, st->page) ? -errno : 0;
+}
+
+static bool munlock_split_check(void *arg, int ret, char *why, size_t size)
+{
+	struct mm_state *st = arg;
+	long kb = st->page / 1024;
+
+	return three_pages_are(st, "rw-p", why, size) &&
+	       three_flags_are(st, "lo", ret < 0 ? "111" : "101", why, size) &&
+	       middle_locked_is(st, ret < 0 ? 3 * kb : 0, why, size);
+}
+
+/*
+ * mlock2(MLOCK_ONFAULT) of the middle page: VM_LOCKED and VM_LOCKONFAULT
+ * ("lf") on it alone.
+ */
+
+static int mlock2_onfault_action(void *arg)
+{
+	struct mm_state *st = arg;
+
+	return syscall(__NR_mlock2, st->addr + st->page, st->page,
+		       MLOCK_ONFAULT) ?
+		       -errno :
+		       0;
+}
+
+static bool mlock2_onfault_check(void *arg, int ret, char *why, size_t size)
+{
+	struct mm_state *st = arg;
+	const char *want = ret < 0 ? "000" : "010";
+
+	return three_pages_are(st, "rw-p", why, size) &&
+	       three_flags_are(st, "lo", want, why, size) &&
+	       three_flags_are(st, "lf", want, why, size);
+}
+
+/*
+ * What a child forked from this process finds, as seen by @fn run in it;
+ * false, with the child's reason in @why, when it finds something else.
+ * The child is waited for with a deadline (failnth_child_wait()).
+ */
+static bool forked_sees(struct mm_state *st,
+			bool (*fn)(struct mm_state *st, char *why, size_t size),
+			char *why, size_t size)
+{
+	char msg[256] = "";
+	siginfo_t info;
+	int pipefd[2], err;
+	ssize_t len;
+	pid_t pid;
+
+	if (pipe2(pipefd, O_CLOEXEC | O_NONBLOCK)) {
+		snprintf(why, size, "pipe: %s", strerror(errno));
+		return false;
+	}
+	pid = fork();
+	if (pid < 0) {
+		snprintf(why, size, "fork: %s", strerror(errno));
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return false;
+	}
+	if (!pid) {
+		bool ok = fn(st, msg, sizeof(msg));
+
+		if (!ok && write(pipefd[1], msg, strlen(msg)) < 0)
+			_exit(2);
+		_exit(ok ? 0 : 1);
+	}
+	close(pipefd[1]);
+	err = failnth_child_wait(pid, WEXITED, &info, 10);
+	if (err) {
+		snprintf(why, size, "waiting for the forked child: %s",
+			 strerror(-err));
+		failnth_child_kill(pid);
+		close(pipefd[0]);
+		return false;
+	}
+	failnth_child_reap(pid);
+	len = read(pipefd[0], msg, sizeof(msg) - 1);
+	close(pipefd[0]);
+	msg[len > 0 ? len : 0] = '\0';
+	if (info.si_code != CLD_EXITED || info.si_status) {
+		snprintf(why, size, "the forked child: %s (status %d)",
+			 msg[0] ? msg : "no report", info.si_status);
+		return false;
+	}
+	return true;
+}
+
+/* In a child: the middle page is not mapped, the others hold their data. */
+static bool child_lacks_middle(struct mm_state *st, char *why, size_t size)
+{
+	return three_pages_are(st, NULL, why, size);
+}
+
+/* In a child: the middle page reads zero, the others hold their data. */
+static bool child_middle_wiped(struct mm_state *st, char *why, size_t size)
+{
+	size_t pg = st->page;
+
+	return maps_range(st->addr, 3 * pg, "rw-p", why, size) &&
+	       filled(st->addr, 0, 1, pg, why, size) &&
+	       zeroed(st->addr + pg, pg, why, size) &&
+	       filled(st->addr + 2 * pg, 2, 1, pg, why, size);
+}
+
+/* In a child: all three pages are mapped and hold their data. */
+static bool child_has_all(struct mm_state *st, char *why, size_t size)
+{
+	return three_pages_are(st, "rw-p", why, size);
+}
+
+/* madvise() of the middle page with @advice; st->step holds the advice. */
+static int madv_middle_action(void *arg)
+{
+	struct mm_state *st = arg;
+
+	return madvise(st->addr + st->page, st->page, st->step) ? -errno : 0;
+}
+
+/* MADV_DONTFORK: VM_DONTCOPY ("dc"); a forked child lacks the page. */
+
+static void dontfork_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct mm_state *st = arg;
+
+	three_pages_prepare(_metadata, arg);
+	st->step = MADV_DONTFORK;
+}
+
+static bool madv_dontfork_check(void *arg, int ret, char *why, size_t size)
+{
+	struct mm_state *st = arg;
+
+	return three_pages_are(st, "rw-p", why, size) &&
+	       three_flags_are(st, "dc", ret < 0 ? "000" : "010", why, size) &&
+	       forked_sees(st, ret < 0 ? child_has_all : child_lacks_middle,
+			   why, size);
+}
+
+/* MADV_WIPEONFORK: VM_WIPEONFORK ("wf"); a forked child reads zeros. */
+
+static void wipeonfork_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct mm_state *st = arg;
+
+	three_pages_prepare(_metadata, arg);
+	st->step = MADV_WIPEONFORK;
+}
+
+static bool madv_wipeonfork_check(void *arg, int ret, char *why, size_t size)
+{
+	struct mm_state *st = arg;
+
+	return three_pages_are(st, "rw-p", why, size) &&
+	       three_flags_are(st, "wf", ret < 0 ? "000" : "010", why, size) &&
+	       forked_sees(st, ret < 0 ? child_has_all : child_middle_wiped,
+			   why, size);
+}
+
+/*
+ * MADV_NOHUGEPAGE: VM_NOHUGEPAGE ("nh"). Without transparent hugepages the
+ * advice is invalid (mm/madvise.c:madvise_behavior_valid()); UML has none
+ * (no HAVE_ARCH_TRANSPARENT_HUGEPAGE), so the option is not in config.
+ */
+
+#define NOHUGEPAGE_MISSING \
+	"MADV_NOHUGEPAGE is EINVAL: needs CONFIG_TRANSPARENT_HUGEPAGE"
+
+static void nohugepage_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct mm_state *st = arg;
+
+	three_pages_prepare(_metadata, arg);
+	st->step = MADV_NOHUGEPAGE;
+}
+
+static bool madv_nohugepage_check(void *arg, int ret, char *why, size_t size)
+{
+	struct mm_state *st = arg;
+
+	return three_pages_are(st, "rw-p", why, size) &&
+	       three_flags_are(st, "nh", ret < 0 ? "000" : "010", why, size);
+}
+
+/*
+ * mseal() of the middle page, in a child (failnth_child.h): a sealed
+ * mapping cannot be unmapped, so each point's mapping dies with its child.
+ * A success: VM_SEALED ("sl") on the middle page alone, and munmap() and
+ * mprotect() of it fail with EPERM (mm/mseal.c:can_modify_vma()); a
+ * failure: the maps as before, no seal, and mprotect() of the middle page
+ * succeeds. The child's engine does not compare the maps: the check does.
+ */
+
+#ifndef __NR_mseal
+#define __NR_mseal 462
+#endif
+
+#define MSEAL_MISSING \
+	"mseal missing: needs linux 6.10 or later on a 64-bit kernel (CONFIG_64BIT)"
+
+/* The maps before the armed mseal(), in the child. */
+static char mseal_maps[FAILNTH_MAPS_SIZE];
+
+static int mseal_prepare(void *arg)
+{
+	struct mm_state *st = arg;
+	long len;
+
+	st->len = 3 * st->page;
+	st->addr = mmap(NULL, st->len, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (st->addr == MAP_FAILED)
+		return -errno;
+	fill(st->addr, 0, 3, st->page);
+	len = failnth_read_maps(mseal_maps, sizeof(mseal_maps));
+	return len < 0 ? len : 0;
+}
+
+static int mseal_action(void *arg)
+{
+	struct mm_state *st = arg;
+
+	return syscall(__NR_mseal, st->addr + st->page, st->page, 0) ? -errno :
+								       0;
+}
+
+static bool mseal_check(void *arg, int ret, char *why, size_t size)
+{
+	struct mm_state *st = arg;
+	char *mid = st->addr + st->page;
+
+	if (!three_pages_are(st, "rw-p", why, size) ||
+	    !three_flags_are(st, "sl", ret < 0 ? "000" : "010", why, size))
+		return false;
+	if (ret < 0) {
+		if (!failnth_maps_same(NULL, mseal_maps,
+				       "after the failed call", why, size))
+			return false;
+		if (mprotect(mid, st->page, PROT_READ)) {
+			snprintf(why, size, "unsealed, yet mprotect: %s",
+				 strerror(errno));
+			return false;
+		}
+		return true;
+	}
+	if (!munmap(mid, st->page) || errno != EPERM) {
+		snprintf(why, size, "munmap of the sealed page: %s",
+			 strerror(errno));
+		return false;
+	}
+	if (!mprotect(mid, st->page, PROT_READ) || errno != EPERM) {
+		snprintf(why, size, "mprotect of the sealed page: %s",
+			 strerror(errno));
+		return false;
+	}
+	return three_pages_are(st, "rw-p", why, size);
+}
+
+/*
+ * brk() growing the heap by BRK_PAGES, and shrinking it by half of that.
+ * brk() returns the new break, or the old one when it fails
+ * (mm/mmap.c:215, label out, linux 6.12): the action calls a failure
+ * ENOMEM. The engine leaves the [heap] line out of its comparison of the
+ * maps (malloc() grows it at will), so the checks read it themselves, and
+ * nothing between the prepare and the cleanup calls malloc(), whose idea
+ * of the break would then be wrong.
+ */
+
+#define BRK_PAGES 4
+
+/* The current break. */
+static char *cur_brk(void)
+{
+	return (char *)syscall(__NR_brk, 0);
+}
+
+/*
+ * The end of the heap: the highest end of a [heap] line of /proc/self/maps
+ * (a grown part that cannot merge, being unlocked while the sweep's
+ * mlockall() locked the rest, has a line of its own), 0 if none, or
+ * -errno. Read without malloc().
+ */
+static long heap_end(void)
+{
+	static char buf[FAILNTH_MAPS_SIZE];
+	unsigned long lo, hi, end = 0;
+	ssize_t len, got = 0;
+	char *line, *save;
+	int fd;
+
+	fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (got < (ssize_t)sizeof(buf) - 1 &&
+	       (len = read(fd, buf + got, sizeof(buf) - 1 - got)) > 0)
+		got += len;
+	close(fd);
+	buf[got] = '\0';
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (strstr(line, "[heap]") &&
+		    sscanf(line, "%lx-%lx", &lo, &hi) == 2 && hi > end)
+			end = hi;
+	return end;
+}
+
+/*
+ * Whether the break is @brk and the heap ends there (@brk is page aligned);
+ * if not, says what they are.
+ */
+static bool brk_is(const char *brk, char *why, size_t size)
+{
+	char *now = cur_brk();
+	long end = heap_end();
+
+	if (now != brk || end != (long)brk) {
+		snprintf(why, size, "break at %p, heap end %lx, should be %p",
+			 now, end, brk);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * The break page aligned, BRK_PAGES above it for a shrink (@grown), and
+ * the heap's end: st->addr is the aligned break, st->result the break
+ * the action asks for.
+ */
+static void brk_setup(struct __test_metadata *_metadata, struct mm_state *st,
+		      bool grown)
+{
+	char *brk = cur_brk();
+	char *base =
+		(char *)(((unsigned long)brk + st->page - 1) & ~(st->page - 1));
+	char *want = base + (grown ? BRK_PAGES * st->page : 0);
+
+	ASSERT_EQ(want, (char *)syscall(__NR_brk, want));
+	st->addr = base;
+	st->len = BRK_PAGES * st->page;
+	if (grown)
+		fill(base, 0, BRK_PAGES, st->page);
+}
+
+static void brk_grow_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct mm_state *st = arg;
+
+	brk_setup(_metadata, st, false);
+	st->result = st->addr + st->len;
+}
+
+static void brk_shrink_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct mm_state *st = arg;
+
+	brk_setup(_metadata, st, true);
+	st->result = st->addr + st->len / 2;
+}
+
+static int brk_action(void *arg)
+{
+	struct mm_state *st = arg;
+
+	return (char *)syscall(__NR_brk, st->result) == st->result ? 0 :
+								     -ENOMEM;
+}
+
+/*
+ * Growth: a success moves the break and the heap's end up by BRK_PAGES,
+ * which read zero and keep what is written; a failure moves neither.
+ */
+static bool brk_grow_check(void *arg, int ret, char *why, size_t size)
+{
+	struct mm_state *st = arg;
+
+	if (ret < 0)
+		return brk_is(st->addr, why, size);
+	if (!brk_is(st->result, why, size) ||
+	    !zeroed(st->addr, st->len, why, size))
+		return false;
+	fill(st->addr, 0, BRK_PAGES, st->page);
+	return filled(st->addr, 0, BRK_PAGES, st->page, why, size);
+}
+
+/*
+ * Shrink: a success moves the break and the heap's end down to the middle
+ * of the grown pages, and the first half keeps its data; a failure leaves
+ * all of them with their data.
+ */
+static bool brk_shrink_check(void *arg, int ret, char *why, size_t size)
+{
+	struct mm_state *st = arg;
+
+	if (ret < 0)
+		return brk_is(st->addr + st->len, why, size) &&
+		       filled(st->addr, 0, BRK_PAGES, st->page, why, size);
+	return brk_is(st->result, why, size) &&
+	       filled(st->addr, 0, BRK_PAGES / 2, st->page, why, size);
+}
+
+/* Puts the break back where prepare() found it, page aligned. */
+static void brk_cleanup(struct __test_metadata *_metadata, void *arg, int ret)
+{
+	struct mm_state *st = arg;
+
+	ASSERT_EQ(st->addr, (char *)syscall(__NR_brk, st->addr));
+	st->addr = NULL;
+	st->result = NULL;
+}
+
+/*
+ * mmap(MAP_FIXED) of fresh anonymous memory over the middle page of three
+ * filled ones. A success: the middle page reads zero, the others keep
+ * their data. A failure: the old middle page is still there, with its
+ * data. mmap_region() gathers the old mapping to unmap before it maps the
+ * new one, and puts it back when mapping fails (mm/mmap.c:1596,
+ * abort_munmap, vms_abort_munmap_vmas(), linux 6.12); mmap(2) does not
+ * document that a failed MAP_FIXED may unmap.
+ */
+
+static int mmap_fixed_action(void *arg)
+{
+	struct mm_state *st = arg;
+	char *p;
+
+	p = mmap(st->addr + st->page, st->page, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	return p == MAP_FAILED ? -errno : 0;
+}
+
+static bool mmap_fixed_check(void *arg, int ret, char *why, size_t size)
+{
+	struct mm_state *st = arg;
+
+	if (ret < 0)
+		return three_pages_are(st, "rw-p", why, size);
+	return maps_range(st->addr, st->len, "rw-p", why, size) &&
+	       filled(st->addr, 0, 1, st->page, why, size) &&
+	       zeroed(st->addr + st->page, st->page, why, size) &&
+	       filled(st->addr + 2 * st->page, 2, 1, st->page, why, size);
+}
+
+/*
+ * mremap(MREMAP_MAYMOVE | MREMAP_DONTUNMAP) of two filled pages. A
+ * success: the data is at the new address, the old range is still mapped
+ * and reads zero (mremap(2)). A failure: the data is where it was, and no
+ * new mapping (the engine compares the maps).
+ */
+
+#ifndef MREMAP_DONTUNMAP
+#define MREMAP_DONTUNMAP 4
+#endif
+
+static void two_pages_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct mm_state *st = arg;
+
+	st->len = 2 * st->page;
+	st->addr = map_filled(_metadata, st, 2);
+}
+
+static int mremap_dontunmap_action(void *arg)
+{
+	struct mm_state *st = arg;
+	/*
+	 * new_address, NULL, even without MREMAP_FIXED: with DONTUNMAP the
+	 * kernel checks it against the old range (mm/mremap.c:967, linux
+	 * 6.12), and a stale register there gave EINVAL.
+	 */
+	char *p = mremap(st->addr, st->len, st->len,
+			 MREMAP_MAYMOVE | MREMAP_DONTUNMAP, NULL);
+
+	if (p == MAP_FAILED)
+		return -errno;
+	st->result = p;
+	return 0;
+}
+
+static bool mremap_dontunmap_check(void *arg, int ret, char *why, size_t size)
+{
+	struct mm_state *st = arg;
+
+	if (!maps_range(st->addr, st->len, "rw-p", why, size))
+		return false;
+	if (ret < 0)
+		return filled(st->addr, 0, 2, st->page, why, size);
+	return maps_range(st->result, st->len, "rw-p", why, size) &&
+	       filled(st->result, 0, 2, st->page, why, size) &&
+	       zeroed(st->addr, st->len, why, size);
+}
+
+/*
+ * mremap(MREMAP_MAYMOVE | MREMAP_FIXED) of one filled page (pattern page
+ * 5, at st->src) onto the middle of three filled pages. A success: the
+ * source is unmapped, the middle page holds the source's data, the others
+ * keep theirs. A failure: both as they were.
+ */
+
+static void mremap_fixed_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct mm_state *st = arg;
+
+	three_pages_prepare(_metadata, arg);
+	st->src = mmap(NULL, st->page, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, st->src)
+	{
+		st->src = NULL;
+		TH_LOG("mmap: %s", strerror(errno));
+	}
+	fill(st->src, 5, 1, st->page);
+}
+
+static int mremap_fixed_action(void *arg)
+{
+	struct mm_state *st = arg;
+	char *p = mremap(st->src, st->page, st->page,
+			 MREMAP_MAYMOVE | MREMAP_FIXED, st->addr + st->page);
+
+	return p == MAP_FAILED ? -errno : 0;
+}
+
+static bool mremap_fixed_check(void *arg, int ret, char *why, size_t size)
+{
+	struct mm_state *st = arg;
+	size_t pg = st->page;
+
+	if (ret < 0)
+		return maps_range(st->src, pg, "rw-p", why, size) &&
+		       filled(st->src, 5, 1, pg, why, size) &&
+		       three_pages_are(st, "rw-p", why, size);
+	return maps_range(st->src, pg, NULL, why, size) &&
+	       maps_range(st->addr, st->len, "rw-p", why, size) &&
+	       filled(st->addr, 0, 1, pg, why, size) &&
+	       filled(st->addr + pg, 5, 1, pg, why, size) &&
+	       filled(st->addr + 2 * pg, 2, 1, pg, why, size);
+}
+
+static void mremap_fixed_cleanup(struct __test_metadata *_metadata, void *arg,
+				 int ret)
+{
+	struct mm_state *st = arg;
+
+	/* Whatever is left of the source: munmap() of a hole is no error. */
+	unmap(_metadata, st->src, st->page);
+	st->src = NULL;
+	mm_reset(_metadata, st);
+}
+
+/*
+ * shmat(SHM_REMAP) of a fresh SysV segment of one page over the middle of
+ * three filled pages. A success: the middle page is the segment, shared
+ * ("rw-s") and zero, with one attach; the others keep their data. A
+ * failure: the middle page as it was, no attach.
+ */
+
+static void shm_remap_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct mm_state *st = arg;
+
+	three_pages_prepare(_metadata, arg);
+	st->nr_shm = count_shm();
+	st->shmid = shmget(IPC_PRIVATE, st->page, IPC_CREAT | 0600);
+	ASSERT_LE(0, st->shmid)
+	{
+		TH_LOG("shmget: %s", strerror(errno));
+	}
+}
+
+static int shm_remap_action(void *arg)
+{
+	struct mm_state *st = arg;
+	void *p = shmat(st->shmid, st->addr + st->page, SHM_REMAP);
+
+	return p == (void *)-1 ? -errno : 0;
+}
+
+static bool shm_remap_check(void *arg, int ret, char *why, size_t size)
+{
+	struct mm_state *st = arg;
+	struct shmid_ds ds;
+	size_t pg = st->page;
+
+	if (shmctl(st->shmid, IPC_STAT, &ds)) {
+		snprintf(why, size, "IPC_STAT: %s", strerror(errno));
+		return false;
+	}
+	if (ds.shm_nattch != (ret < 0 ? 0 : 1)) {
+		snprintf(why, size, "%lu attaches after %s",
+			 (unsigned long)ds.shm_nattch,
+			 ret < 0 ? "a failed shmat" : "shmat");
+		return false;
+	}
+	if (ret < 0)
+		return three_pages_are(st, "rw-p", why, size);
+	return maps_range(st->addr, pg, "rw-p", why, size) &&
+	       maps_range(st->addr + pg, pg, "rw-s", why, size) &&
+	       maps_range(st->addr + 2 * pg, pg, "rw-p", why, size) &&
+	       filled(st->addr, 0, 1, pg, why, size) &&
+	       zeroed(st->addr + pg, pg, why, size) &&
+	       filled(st->addr + 2 * pg, 2, 1, pg, why, size);
+}
+
+static void shm_remap_cleanup(struct __test_metadata *_metadata, void *arg,
+			      int ret)
+{
+	struct mm_state *st = arg;
+
+	/* The segment's attach goes with the rest of the range. */
+	ASSERT_EQ(0, shmctl(st->shmid, IPC_RMID, NULL));
+	st->shmid = -1;
+	mm_reset(_metadata, st);
+}
+
 FIXTURE(mm)
 {
 	struct mm_state ctx;
@@ -969,6 +1732,59 @@ FAILNTH_VARIANT(mm, fault_touch, .full = NR_FILL,
 		.in_child = true, .child_prepare = touch_prepare,
 		.action = touch_action, .check = touch_check);
 
+FAILNTH_VARIANT(mm, mlock_split, .allowed = mm_errnos,
+		.prepare = three_pages_prepare, .action = mlock_split_action,
+		.check = mlock_split_check, .cleanup = mm_cleanup);
+
+FAILNTH_VARIANT(mm, munlock_split, .allowed = mm_errnos,
+		.prepare = three_locked_prepare, .action = munlock_split_action,
+		.check = munlock_split_check, .cleanup = mm_cleanup);
+
+FAILNTH_VARIANT(mm, mlock2_onfault, .allowed = mm_errnos,
+		.prepare = three_pages_prepare, .action = mlock2_onfault_action,
+		.check = mlock2_onfault_check, .cleanup = mm_cleanup);
+
+FAILNTH_VARIANT(mm, madv_dontfork, .allowed = madv_errnos,
+		.prepare = dontfork_prepare, .action = madv_middle_action,
+		.check = madv_dontfork_check, .cleanup = mm_cleanup);
+
+FAILNTH_VARIANT(mm, madv_wipeonfork, .allowed = madv_errnos,
+		.prepare = wipeonfork_prepare, .action = madv_middle_action,
+		.check = madv_wipeonfork_check, .cleanup = mm_cleanup);
+
+FAILNTH_VARIANT(mm, madv_nohugepage, .allowed = madv_errnos,
+		.prepare = nohugepage_prepare, .action = madv_middle_action,
+		.check = madv_nohugepage_check, .cleanup = mm_cleanup);
+
+FAILNTH_VARIANT(mm, mseal_split, .allowed = mm_errnos, .in_child = true,
+		.child_prepare = mseal_prepare, .action = mseal_action,
+		.check = mseal_check);
+
+FAILNTH_VARIANT(mm, brk_grow, .allowed = mm_errnos, .prepare = brk_grow_prepare,
+		.action = brk_action, .check = brk_grow_check,
+		.cleanup = brk_cleanup);
+
+FAILNTH_VARIANT(mm, brk_shrink, .allowed = mm_errnos,
+		.prepare = brk_shrink_prepare, .action = brk_action,
+		.check = brk_shrink_check, .cleanup = brk_cleanup);
+
+FAILNTH_VARIANT(mm, mmap_fixed_over, .allowed = mm_errnos,
+		.prepare = three_pages_prepare, .action = mmap_fixed_action,
+		.check = mmap_fixed_check, .cleanup = mm_cleanup);
+
+FAILNTH_VARIANT(mm, mremap_dontunmap, .allowed = mm_errnos,
+		.prepare = two_pages_prepare, .action = mremap_dontunmap_action,
+		.check = mremap_dontunmap_check, .cleanup = mm_cleanup);
+
+FAILNTH_VARIANT(mm, mremap_fixed_over, .allowed = mm_errnos,
+		.prepare = mremap_fixed_prepare, .action = mremap_fixed_action,
+		.check = mremap_fixed_check, .cleanup = mremap_fixed_cleanup);
+
+FAILNTH_VARIANT(mm, shmat_remap, .allowed = mm_errnos,
+		.prepare = shm_remap_prepare, .action = shm_remap_action,
+		.check = shm_remap_check, .cleanup = shm_remap_cleanup,
+		.settled = shm_settled);
+
 FIXTURE_SETUP(mm)
 {
 	const char *missing = failnth_missing();
@@ -993,6 +1809,18 @@ FIXTURE_SETUP(mm)
 	}
 	if (variant->op->action == shm_action && count_shm() < 0)
 		SKIP(return, "SysV shm missing: needs CONFIG_SYSVIPC");
+	/*
+	 * The fork checks wait on a signalfd that stays open: open it now,
+	 * so that it is not counted as an fd the first point leaked.
+	 */
+	if (variant->op->action == madv_middle_action)
+		ASSERT_LE(0, failnth_sigchld_fd());
+	if (variant->op->action == mseal_action &&
+	    syscall(__NR_mseal, 0, 0, 0) && errno == ENOSYS)
+		SKIP(return, MSEAL_MISSING);
+	if (variant->op->check == madv_nohugepage_check &&
+	    madvise(NULL, 0, MADV_NOHUGEPAGE) && errno == EINVAL)
+		SKIP(return, NOHUGEPAGE_MISSING);
 }
 
 FIXTURE_TEARDOWN(mm)
