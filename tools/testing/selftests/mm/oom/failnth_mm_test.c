@@ -100,6 +100,8 @@ struct mm_state {
 	int nr_shm;
 	/* The step of a multi-call action that failed, from 1. */
 	int step;
+	/* The variant's madvise() flag (madv_flag_check()). */
+	const struct madv_flag *madv;
 };
 
 /* The byte at @off in page @pg of a mapping prepare() filled. */
@@ -1160,77 +1162,66 @@ static bool child_has_all(struct mm_state *st, char *why, size_t size)
 	return three_pages_are(st, "rw-p", why, size);
 }
 
-/* madvise() of the middle page with @advice; st->step holds the advice. */
-static int madv_middle_action(void *arg)
-{
-	struct mm_state *st = arg;
-
-	return madvise(st->addr + st->page, st->page, st->step) ? -errno : 0;
-}
+/*
+ * A madvise() that sets a VMA flag on the middle page: the advice, the
+ * flag's VmFlags mnemonic in smaps, and what a child forked after a
+ * success must see (NULL: a fork shows nothing of it). A failure leaves
+ * the flag unset and a child sees all three pages.
+ */
+struct madv_flag {
+	int advice;
+	const char *flag;
+	bool (*forked)(struct mm_state *st, char *why, size_t size);
+};
 
 /* MADV_DONTFORK: VM_DONTCOPY ("dc"); a forked child lacks the page. */
-
-static void dontfork_prepare(struct __test_metadata *_metadata, void *arg)
-{
-	struct mm_state *st = arg;
-
-	three_pages_prepare(_metadata, arg);
-	st->step = MADV_DONTFORK;
-}
-
-static bool madv_dontfork_check(void *arg, int ret, char *why, size_t size)
-{
-	struct mm_state *st = arg;
-
-	return three_pages_are(st, "rw-p", why, size) &&
-	       three_flags_are(st, "dc", ret < 0 ? "000" : "010", why, size) &&
-	       forked_sees(st, ret < 0 ? child_has_all : child_lacks_middle,
-			   why, size);
-}
+static const struct madv_flag madv_dontfork = {
+	.advice = MADV_DONTFORK,
+	.flag = "dc",
+	.forked = child_lacks_middle,
+};
 
 /* MADV_WIPEONFORK: VM_WIPEONFORK ("wf"); a forked child reads zeros. */
-
-static void wipeonfork_prepare(struct __test_metadata *_metadata, void *arg)
-{
-	struct mm_state *st = arg;
-
-	three_pages_prepare(_metadata, arg);
-	st->step = MADV_WIPEONFORK;
-}
-
-static bool madv_wipeonfork_check(void *arg, int ret, char *why, size_t size)
-{
-	struct mm_state *st = arg;
-
-	return three_pages_are(st, "rw-p", why, size) &&
-	       three_flags_are(st, "wf", ret < 0 ? "000" : "010", why, size) &&
-	       forked_sees(st, ret < 0 ? child_has_all : child_middle_wiped,
-			   why, size);
-}
+static const struct madv_flag madv_wipeonfork = {
+	.advice = MADV_WIPEONFORK,
+	.flag = "wf",
+	.forked = child_middle_wiped,
+};
 
 /*
  * MADV_NOHUGEPAGE: VM_NOHUGEPAGE ("nh"). Without transparent hugepages the
  * advice is invalid (mm/madvise.c:madvise_behavior_valid()); UML has none
  * (no HAVE_ARCH_TRANSPARENT_HUGEPAGE), so the option is not in config.
  */
+static const struct madv_flag madv_nohugepage = {
+	.advice = MADV_NOHUGEPAGE,
+	.flag = "nh",
+};
 
 #define NOHUGEPAGE_MISSING \
 	"MADV_NOHUGEPAGE is EINVAL: needs CONFIG_TRANSPARENT_HUGEPAGE"
 
-static void nohugepage_prepare(struct __test_metadata *_metadata, void *arg)
+/* madvise() of the middle page with the variant's advice. */
+static int madv_middle_action(void *arg)
 {
 	struct mm_state *st = arg;
 
-	three_pages_prepare(_metadata, arg);
-	st->step = MADV_NOHUGEPAGE;
+	return madvise(st->addr + st->page, st->page, st->madv->advice) ?
+		       -errno :
+		       0;
 }
 
-static bool madv_nohugepage_check(void *arg, int ret, char *why, size_t size)
+static bool madv_flag_check(void *arg, int ret, char *why, size_t size)
 {
 	struct mm_state *st = arg;
+	const struct madv_flag *m = st->madv;
 
-	return three_pages_are(st, "rw-p", why, size) &&
-	       three_flags_are(st, "nh", ret < 0 ? "000" : "010", why, size);
+	if (!three_pages_are(st, "rw-p", why, size) ||
+	    !three_flags_are(st, m->flag, ret < 0 ? "000" : "010", why, size))
+		return false;
+	if (ret < 0)
+		return forked_sees(st, child_has_all, why, size);
+	return !m->forked || forked_sees(st, m->forked, why, size);
 }
 
 /*
@@ -1671,6 +1662,8 @@ FIXTURE(mm)
 FIXTURE_VARIANT(mm)
 {
 	const struct failnth_scenario *op;
+	/* The madvise variants: the advice and the flag it sets. */
+	const struct madv_flag *madv;
 };
 
 FAILNTH_VARIANT(mm, mmap_anon, .allowed = mm_errnos, .action = mmap_anon_action,
@@ -1744,17 +1737,20 @@ FAILNTH_VARIANT(mm, mlock2_onfault, .allowed = mm_errnos,
 		.prepare = three_pages_prepare, .action = mlock2_onfault_action,
 		.check = mlock2_onfault_check, .cleanup = mm_cleanup);
 
-FAILNTH_VARIANT(mm, madv_dontfork, .allowed = madv_errnos,
-		.prepare = dontfork_prepare, .action = madv_middle_action,
-		.check = madv_dontfork_check, .cleanup = mm_cleanup);
+FAILNTH_VARIANT_MORE(mm, madv_dontfork, (.madv = &madv_dontfork),
+		     .allowed = madv_errnos, .prepare = three_pages_prepare,
+		     .action = madv_middle_action, .check = madv_flag_check,
+		     .cleanup = mm_cleanup);
 
-FAILNTH_VARIANT(mm, madv_wipeonfork, .allowed = madv_errnos,
-		.prepare = wipeonfork_prepare, .action = madv_middle_action,
-		.check = madv_wipeonfork_check, .cleanup = mm_cleanup);
+FAILNTH_VARIANT_MORE(mm, madv_wipeonfork, (.madv = &madv_wipeonfork),
+		     .allowed = madv_errnos, .prepare = three_pages_prepare,
+		     .action = madv_middle_action, .check = madv_flag_check,
+		     .cleanup = mm_cleanup);
 
-FAILNTH_VARIANT(mm, madv_nohugepage, .allowed = madv_errnos,
-		.prepare = nohugepage_prepare, .action = madv_middle_action,
-		.check = madv_nohugepage_check, .cleanup = mm_cleanup);
+FAILNTH_VARIANT_MORE(mm, madv_nohugepage, (.madv = &madv_nohugepage),
+		     .allowed = madv_errnos, .prepare = three_pages_prepare,
+		     .action = madv_middle_action, .check = madv_flag_check,
+		     .cleanup = mm_cleanup);
 
 FAILNTH_VARIANT(mm, mseal_split, .allowed = mm_errnos, .in_child = true,
 		.child_prepare = mseal_prepare, .action = mseal_action,
@@ -1793,6 +1789,7 @@ FIXTURE_SETUP(mm)
 	self->ctx.memfd = -1;
 	self->ctx.uffd = -1;
 	self->ctx.shmid = -1;
+	self->ctx.madv = variant->madv;
 	if (missing)
 		SKIP(return, "%s", missing);
 	if (variant->op->action == uffd_action) {
@@ -1818,7 +1815,7 @@ FIXTURE_SETUP(mm)
 	if (variant->op->action == mseal_action &&
 	    syscall(__NR_mseal, 0, 0, 0) && errno == ENOSYS)
 		SKIP(return, MSEAL_MISSING);
-	if (variant->op->check == madv_nohugepage_check &&
+	if (variant->madv == &madv_nohugepage &&
 	    madvise(NULL, 0, MADV_NOHUGEPAGE) && errno == EINVAL)
 		SKIP(return, NOHUGEPAGE_MISSING);
 }
