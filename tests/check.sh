@@ -31,6 +31,8 @@
 #             check-baseline; not part of make check: a kernel build per
 #             copy): the OOM reaper off, a comment, F3's fix, a flaky test
 #   baseline-flaky  that last case alone
+#   remake    cli's check that a user tree is made again only when it or
+#             the config changed (a fragment's comment is not the config)
 #   qemu      a short --vm qemu run (one filter a program) on an x86_64
 #             kernel, judged against known-issues, and the guest's escape
 #             attempts there; skipped, saying so, when the x86_64 kernel is

@@ -1327,18 +1327,11 @@ static long heap_end(void)
 {
 	static char buf[FAILNTH_MAPS_SIZE];
 	unsigned long lo, hi, end = 0;
-	ssize_t len, got = 0;
+	ssize_t len = read_file("/proc/self/maps", buf, sizeof(buf));
 	char *line, *save;
-	int fd;
 
-	fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	while (got < (ssize_t)sizeof(buf) - 1 &&
-	       (len = read(fd, buf + got, sizeof(buf) - 1 - got)) > 0)
-		got += len;
-	close(fd);
-	buf[got] = '\0';
+	if (len < 0)
+		return len;
 	for (line = strtok_r(buf, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save))
 		if (strstr(line, "[heap]") &&

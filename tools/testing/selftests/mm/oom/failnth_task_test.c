@@ -869,22 +869,12 @@ static char mt_info[MT_INFO_SIZE];
  */
 static int mt_read(void)
 {
-	size_t len = 0;
-	ssize_t ret = 0;
-	int fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+	ssize_t len =
+		read_file("/proc/self/mountinfo", mt_info, sizeof(mt_info));
 
-	if (fd < 0)
-		return -errno;
-	while (len < sizeof(mt_info) - 1 &&
-	       (ret = read(fd, mt_info + len, sizeof(mt_info) - 1 - len)) > 0)
-		len += ret;
-	if (ret < 0)
-		ret = -errno;
-	close(fd);
-	mt_info[len] = '\0';
-	if (len == sizeof(mt_info) - 1)
-		return -EFBIG;
-	return ret < 0 ? ret : 0;
+	if (len < 0)
+		return len;
+	return len == sizeof(mt_info) - 1 ? -EFBIG : 0;
 }
 
 /* What mountinfo says of one mount point: the top mount's, and how many. */
