@@ -461,6 +461,13 @@ FIXTURE_TEARDOWN(work)
 		rmdir(MNT);
 }
 
+/*
+ * Capped at 300 points: the extraction repeats the same calls for every
+ * file. In two --sites runs of 400 points, no call chain (the site and
+ * its three callers) came new after n=216 (iter_file_splice_write() under
+ * tar's copy of a file's data); the 100 points past 300 took 3 s of the
+ * suite's 83 s of sweeping.
+ */
 /* clang-format off */
 FIXTURE_VARIANT_ADD(work, tar_extract) {
 	/* clang-format on */
@@ -468,7 +475,7 @@ FIXTURE_VARIANT_ADD(work, tar_extract) {
 	.argv = (char *const[]){ BUSYBOX, "tar", "-xf", TAR, "-C", OUT "/copy",
 				 NULL },
 	.what = WORK_COPY,
-	.max_points = 400,
+	.max_points = 300,
 	.success_unseen =
 		"a failed extraction may leave any part of the tree, or all of it",
 	.prepare = make_copy_dir,
