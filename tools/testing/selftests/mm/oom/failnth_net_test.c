@@ -16,9 +16,11 @@
  * of the caller's task).
  *
  * Links: an RTM_NEWLINK of each kind (dummy, veth with its peer, bridge,
- * vlan and macvlan on a dummy, a dummy made up), one request of each
- * (nl_newlink()); an RTM_SETLINK that brings a dummy or a tap up, makes a
- * dummy a bridge port, renames it, or lengthens an up tap's queue; an
+ * vlan, macvlan, ipvlan (l2 and l3) and vxlan on a dummy, a geneve, a
+ * bond (active-backup, miimon), a vrf, an nlmon, a dummy made up), one
+ * request of each (nl_newlink()); an RTM_SETLINK that brings a dummy or a
+ * tap up, makes a dummy a bridge, bond or vrf port, renames it, or
+ * lengthens an up tap's queue; an
  * RTM_NEWLINKPROP of an alternative name; an RTM_NEWMDB of a bridge
  * port's multicast group; TUNSETIFF of a tun and a tap, and a packet
  * written to each.
@@ -32,7 +34,8 @@
  * RTM_NEWRULE of IPv4 and of IPv6, and a route in a table of its own.
  *
  * Neighbours, namespaces and sockets: an RTM_NEWNEIGH of a permanent ARP
- * entry and of an IPv6 proxy entry (NTF_PROXY) on an up dummy; an
+ * entry and of an IPv6 proxy entry (NTF_PROXY) on an up dummy, and of a
+ * vxlan's fdb entry (AF_BRIDGE, NDA_LLADDR and NDA_DST); an
  * RTM_NEWNSID of a peer namespace (one for each point); an RTM_SETLINK
  * that moves a dummy, up with an address, to a peer namespace
  * (IFLA_NET_NS_FD); a sock_diag dump (SOCK_DIAG_BY_FAMILY) of the
@@ -55,9 +58,10 @@
  * MTU and alias, the address is listed and can be bound to, the route is
  * listed, the tunnel is the one new link, the nexthop is listed, lo is in
  * the group and the socket holds its membership; a new link is listed, of
- * its kind, on its lower link, with its peer and its procfs directories;
- * an up link has its qdisc; a port has the bridge as master and the bridge
- * lists it; a renamed link has its directories under the new name; a
+ * its kind, with its kind's attributes, on its lower link, with its peer
+ * and its procfs and sysfs directories; an up link has its qdisc; a port
+ * has the master and the master lists it (a bond in bonding/slaves); a
+ * renamed link has its directories under the new name; a
  * queue has the new length; an alternative name finds the link; the mdb
  * lists the entry; a tun or tap is attached to its fd; a written packet
  * is received; a qdisc, class, filter, action or rule is listed with its
@@ -67,7 +71,8 @@
  * it was to take still does), no byte or datagram arrives, no filter is
  * attached, the socket serves the next dump, lo keeps its MTU and has no
  * alias, no address, route, link, nexthop or group membership is left
- * behind, no link or mdb entry is half made or half changed, and no
+ * behind, no link or mdb entry is half made or half changed (a lower link
+ * or a port keeps its flags, MTU and address), and no
  * qdisc, class, filter, action or rule is left, nor a child or an action
  * of one, and the link keeps its qdisc.
  *
@@ -107,6 +112,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -208,8 +214,13 @@ static const int nl_errnos[] = { ENOMEM, ENOBUFS, 0 };
  * (lib/kobject.c:492, 497); an alternative name ENOMEM
  * (net/core/rtnetlink.c:4023, net/core/dev.c:346); a queue's qdisc rings
  * ENOMEM (include/linux/ptr_ring.h:662); an mdb group and port group
- * ENOMEM (net/bridge/br_multicast.c:1319, net/bridge/br_mdb.c:996, linux
- * 6.12).
+ * ENOMEM (net/bridge/br_multicast.c:1319, net/bridge/br_mdb.c:996); an
+ * upper link's adjacency ENOMEM (net/core/dev.c:7949), a vxlan's default
+ * fdb entry and its remote (drivers/net/vxlan/vxlan_core.c:906, 606), a
+ * geneve's gro cells (net/core/gro_cells.c:78), an ipvlan's port and
+ * stats (drivers/net/ipvlan/ipvlan_main.c:68, 155), a bond's and a bond
+ * port's (drivers/net/bonding/bond_main.c:6549, 2075), a vrf's and its
+ * fib rules' (drivers/net/vrf.c:1156, 1520), all ENOMEM (linux 6.12).
  */
 static const int link_errnos[] = { ENOMEM, ENOBUFS, 0 };
 
@@ -252,7 +263,9 @@ static const int mcast_errnos[] = { ENOMEM, ENOBUFS, 0 };
 /*
  * Clean failures of a new neighbour entry: those of netlink (nl_errnos),
  * ___neigh_create()'s ENOBUFS (net/core/neighbour.c:652) and
- * pneigh_lookup()'s, a proxy entry's (neighbour.c:2045, linux 6.12).
+ * pneigh_lookup()'s, a proxy entry's (neighbour.c:2045); a vxlan fdb
+ * entry's and its remote's ENOMEM (drivers/net/vxlan/vxlan_core.c:906,
+ * 606, linux 6.12).
  */
 static const int neigh_errnos[] = { ENOMEM, ENOBUFS, 0 };
 
@@ -300,6 +313,21 @@ static const unsigned char tunnel_remote[] = { 192, 0, 2, 1 };
 
 /* The VLAN id of the vlan link a variant adds (IFLA_VLAN_ID). */
 static const unsigned short vlan_id = 7;
+
+/*
+ * A vxlan's (and a geneve's) VNI, its local address and UDP port (4789,
+ * network order); a bond's mode (1: active-backup, linux/if_bonding.h,
+ * whose linux/if.h clashes with net/if.h) and MII interval in ms; an
+ * ipvlan's modes; a vrf's table.
+ */
+static const unsigned int vxlan_id = 42;
+static const unsigned char vxlan_local[] = { 198, 51, 100, 1 };
+static const unsigned char vxlan_port[] = { 0x12, 0xb5 };
+static const unsigned char bond_mode = 1;
+static const unsigned int bond_miimon = 100;
+static const unsigned short ipvlan_l2 = IPVLAN_MODE_L2;
+static const unsigned short ipvlan_l3 = IPVLAN_MODE_L3;
+static const unsigned int vrf_table = 10;
 
 /* The tun or tap device TUNSETIFF makes. */
 #define TUN_NAME "failnth_tun"
@@ -357,6 +385,12 @@ static const unsigned short vlan_id = 7;
 #define RULE_TABLE 100
 #define RULE_MARK 7
 
+/* An attribute of a link's IFLA_INFO_DATA: its type, length and value. */
+struct link_attr {
+	unsigned short type, len;
+	const void *val;
+};
+
 /*
  * A link of a variant: of kind @kind (IFLA_INFO_KIND), named @name. The
  * RTM_NEWLINK variants add one; others make one before their call.
@@ -366,13 +400,21 @@ struct link_spec {
 	const char *name;
 	/* What gives the kernel the kind: a skip names it. */
 	const char *config;
-	/* One attribute of IFLA_INFO_DATA (data_type 0: none). */
-	unsigned short data_type, data_len;
-	const void *data;
+	/*
+	 * The attributes of IFLA_INFO_DATA, to one of type 0 (NULL: none);
+	 * a dump of the link gives each back as it was.
+	 */
+	const struct link_attr *data;
 	/* A veth's peer: VETH_INFO_PEER with this IFLA_IFNAME, or NULL. */
 	const char *peer;
-	/* IFLA_LINK: the variant's lower link, made before the sweep. */
+	/*
+	 * The variant's lower link, made before the sweep: IFLA_LINK, or
+	 * the attribute lower_attr of IFLA_INFO_DATA (a vxlan's).
+	 */
 	bool on_lower;
+	unsigned short lower_attr;
+	/* A master's file in sysfs that lists its ports by name, or NULL. */
+	const char *ports_file;
 	/* Made up (IFF_UP in ifi_flags and ifi_change), with this qdisc. */
 	const char *up_qdisc;
 };
@@ -391,8 +433,12 @@ struct link_state {
 	unsigned long long rx_packets;
 	/* Whether IFLA_PROP_LIST has ALT_NAME (IFLA_ALT_IFNAME). */
 	bool alt_name;
-	/* IFLA_TXQLEN. */
-	unsigned int txqlen;
+	/* IFLA_TXQLEN, IFLA_MTU and IFLA_ADDRESS. */
+	unsigned int txqlen, mtu;
+	unsigned char addr[6];
+	/* IFLA_LINKINFO's IFLA_INFO_DATA (its first bytes). */
+	unsigned char data[512];
+	int data_len;
 };
 
 struct nl_req;
@@ -465,7 +511,7 @@ struct net_ctx {
 	const struct link_spec *link, *lower, *master;
 	int lower_index, master_index, link_index;
 	const char *look;
-	struct link_state ls;
+	struct link_state ls, lower_ls;
 	/*
 	 * An mdb dump: the port groups of MCAST4 on the lower link, and the
 	 * groups with neither a port nor the host.
@@ -856,8 +902,9 @@ static int nl_setlink(struct net_ctx *c, unsigned int mtu, const char *alias)
 /*
  * An RTM_NEWLINK of @l, acknowledged: IFLA_IFNAME, IFLA_LINK (on_lower:
  * c->lower_index), IFLA_LINKINFO with IFLA_INFO_KIND and IFLA_INFO_DATA
- * (its one attribute, and a veth's VETH_INFO_PEER: an ifinfomsg and the
- * peer's IFLA_IFNAME, drivers/net/veth.c:veth_newlink()).
+ * (its attributes, the lower link's lower_attr, and a veth's
+ * VETH_INFO_PEER: an ifinfomsg and the peer's IFLA_IFNAME,
+ * drivers/net/veth.c:veth_newlink()).
  */
 static int nl_newlink(struct net_ctx *c, const struct link_spec *l)
 {
@@ -870,17 +917,21 @@ static int nl_newlink(struct net_ctx *c, const struct link_spec *l)
 		.ifi.ifi_change = l->up_qdisc ? IFF_UP : 0,
 	};
 	const struct ifinfomsg peer = {};
+	const int idx_len = sizeof(c->lower_index);
 	struct rtattr *info, *data, *nest;
+	const struct link_attr *a;
 
 	nl_attr(&r, IFLA_IFNAME, l->name, strlen(l->name) + 1);
-	if (l->on_lower)
-		nl_attr(&r, IFLA_LINK, &c->lower_index, sizeof(c->lower_index));
+	if (l->on_lower && !l->lower_attr)
+		nl_attr(&r, IFLA_LINK, &c->lower_index, idx_len);
 	info = nl_attr(&r, IFLA_LINKINFO, NULL, 0);
 	nl_attr(&r, IFLA_INFO_KIND, l->kind, strlen(l->kind) + 1);
-	if (l->data_type || l->peer) {
+	if (l->data || l->peer) {
 		data = nl_attr(&r, IFLA_INFO_DATA, NULL, 0);
-		if (l->data_type)
-			nl_attr(&r, l->data_type, l->data, l->data_len);
+		for (a = l->data; a && a->type; a++)
+			nl_attr(&r, a->type, a->val, a->len);
+		if (l->on_lower && l->lower_attr)
+			nl_attr(&r, l->lower_attr, &c->lower_index, idx_len);
 		if (l->peer) {
 			nest = nl_attr(&r, VETH_INFO_PEER, &peer, sizeof(peer));
 			nl_attr(&r, IFLA_IFNAME, l->peer, strlen(l->peer) + 1);
@@ -1079,6 +1130,12 @@ static void link_info(struct link_state *ls, struct rtattr *info)
 			rta_string(ls->slave_kind, sizeof(ls->slave_kind), rta);
 		if (rta->rta_type == IFLA_INFO_SLAVE_DATA)
 			ls->slave_data = true;
+		if (rta->rta_type == IFLA_INFO_DATA) {
+			ls->data_len = RTA_PAYLOAD(rta) < sizeof(ls->data) ?
+					       RTA_PAYLOAD(rta) :
+					       sizeof(ls->data);
+			memcpy(ls->data, RTA_DATA(rta), ls->data_len);
+		}
 	}
 }
 
@@ -1120,6 +1177,11 @@ static bool is_named(struct net_ctx *c, struct nlmsghdr *nh)
 			ls.master = rta_int(rta);
 		if (rta->rta_type == IFLA_TXQLEN)
 			ls.txqlen = rta_int(rta);
+		if (rta->rta_type == IFLA_MTU)
+			ls.mtu = rta_int(rta);
+		if (rta->rta_type == IFLA_ADDRESS &&
+		    RTA_PAYLOAD(rta) == sizeof(ls.addr))
+			memcpy(ls.addr, RTA_DATA(rta), sizeof(ls.addr));
 		if (rta->rta_type == IFLA_QDISC)
 			rta_string(ls.qdisc, sizeof(ls.qdisc), rta);
 		if (rta->rta_type == IFLA_LINKINFO)
@@ -1976,6 +2038,71 @@ static bool name_dirs_are(const char *name, bool want, char *why, size_t size)
 }
 
 /*
+ * The test's namespace's /sys/class/net: sysfs shows the devices of the
+ * network namespace that mounted it (fs/sysfs/mount.c:69, linux 6.12), so
+ * the link variants mount one, in a mount namespace of their own, over
+ * /tmp (which the test does not use).
+ */
+#define SYSFS "/tmp"
+#define SYS_NET SYSFS "/class/net"
+
+/*
+ * Whether SYS_NET/@name/ holds @rel@other ("": the directory itself), as
+ * @want says; else which in @why. A link's upper and lower links are
+ * named there upper_NAME and lower_NAME (net/core/dev.c:
+ * netdev_adjacent_sysfs_add(), linux 6.12).
+ */
+static bool sys_net_is(const char *name, const char *rel, const char *other,
+		       bool want, char *why, size_t size)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/%s/%s%s", SYS_NET, name, rel, other);
+	if (!access(path, F_OK) == want)
+		return true;
+	snprintf(why, size, "%s is %s", path, want ? "missing" : "there");
+	return false;
+}
+
+/*
+ * Whether the dump's IFLA_INFO_DATA in @ls holds the attribute @type of
+ * @l as @len bytes @val; else what it holds in @why.
+ */
+static bool data_has(const struct link_spec *l, const struct link_state *ls,
+		     unsigned short type, const void *val, int len, char *why,
+		     size_t size)
+{
+	struct rtattr *rta = rta_find((void *)ls->data, ls->data_len, type);
+
+	if (rta && RTA_PAYLOAD(rta) == len && !memcmp(RTA_DATA(rta), val, len))
+		return true;
+	snprintf(why, size, "%s: IFLA_INFO_DATA's attribute %u is %s", l->name,
+		 type, rta ? "another" : "missing");
+	return false;
+}
+
+/*
+ * Whether the lower link is as it was before the sweep (c->lower_ls):
+ * listed, with no master, its flags, MTU and address; else what differs
+ * in @why.
+ */
+static bool lower_as_before(struct net_ctx *c, char *why, size_t size)
+{
+	const struct link_state *was = &c->lower_ls, *ls = &c->ls;
+	int nr = links_named(c, AF_UNSPEC, c->lower->name);
+	bool addr = !memcmp(ls->addr, was->addr, sizeof(ls->addr));
+
+	if (nr == 1 && !ls->master && ls->flags == was->flags &&
+	    ls->mtu == was->mtu && addr)
+		return true;
+	snprintf(why, size,
+		 "%s: %d listed, master %d, flags 0x%x, mtu %u%s; was 0x%x, %u",
+		 c->lower->name, nr, ls->master, ls->flags, ls->mtu,
+		 addr ? "" : ", another address", was->flags, was->mtu);
+	return false;
+}
+
+/*
  * Whether the link @ls is what @l says: its kind, its lower link, up with
  * its qdisc attached (dev_activate(), net/sched/sch_generic.c:1308, linux
  * 6.12: a dummy's is noqueue, IFF_NO_QUEUE); else what differs in @why.
@@ -1983,12 +2110,20 @@ static bool name_dirs_are(const char *name, bool want, char *why, size_t size)
 static bool link_is(struct net_ctx *c, const struct link_spec *l,
 		    const struct link_state *ls, char *why, size_t size)
 {
+	const struct link_attr *a;
+
 	if (strcmp(ls->kind, l->kind)) {
 		snprintf(why, size, "%s is of kind \"%s\", expected %s",
 			 l->name, ls->kind, l->kind);
 		return false;
 	}
-	if (l->on_lower && ls->link != c->lower_index) {
+	for (a = l->data; a && a->type; a++)
+		if (!data_has(l, ls, a->type, a->val, a->len, why, size))
+			return false;
+	if (l->lower_attr && !data_has(l, ls, l->lower_attr, &c->lower_index,
+				       sizeof(c->lower_index), why, size))
+		return false;
+	if (l->on_lower && !l->lower_attr && ls->link != c->lower_index) {
 		snprintf(why, size, "%s is on link %d, expected %s (%d)",
 			 l->name, ls->link, c->lower->name, c->lower_index);
 		return false;
@@ -2006,8 +2141,9 @@ static bool link_is(struct net_ctx *c, const struct link_spec *l,
 
 /*
  * A success added the link as it was asked for (a veth: and its peer,
- * each the other's IFLA_LINK), with its procfs directories, and no other;
- * a failure added none, and no directory.
+ * each the other's IFLA_LINK; the attributes of its kind), with its procfs
+ * and sysfs directories (the lower link's upper_NAME), and no other; a
+ * failure added none, and no directory, and left the lower link as it was.
  */
 static bool newlink_check(void *arg, int ret, char *why, size_t size)
 {
@@ -2020,10 +2156,14 @@ static bool newlink_check(void *arg, int ret, char *why, size_t size)
 	if (!links_are(c, l->name, want, all, &ls, why, size) ||
 	    (l->peer && !links_are(c, l->peer, want, all, &peer, why, size)) ||
 	    !name_dirs_are(l->name, want, why, size) ||
-	    (l->peer && !name_dirs_are(l->peer, want, why, size)))
+	    (l->peer && !name_dirs_are(l->peer, want, why, size)) ||
+	    !sys_net_is(l->name, "", "", want, why, size) ||
+	    (l->peer && !sys_net_is(l->peer, "", "", want, why, size)) ||
+	    (l->on_lower &&
+	     !sys_net_is(c->lower->name, "upper_", l->name, want, why, size)))
 		return false;
 	if (!want)
-		return true;
+		return !l->on_lower || lower_as_before(c, why, size);
 	if (!link_is(c, l, &ls, why, size))
 		return false;
 	if (!l->peer || (!strcmp(peer.kind, l->kind) && ls.link == peer.index &&
@@ -2151,29 +2291,60 @@ static int master_action(void *arg)
 }
 
 /*
- * A success: the lower link's master is the bridge, and it is a bridge
- * port (IFLA_INFO_SLAVE_KIND, its port data), as the bridge lists it
- * (an AF_BRIDGE dump lists the ports, net/bridge/br_netlink.c:br_getlink()).
- * A failure: it has no master and the bridge no port. No link is added.
+ * How many ports the master lists that are the lower link (0 or 1; -1:
+ * others): a bridge's AF_BRIDGE dump (net/bridge/br_netlink.c:
+ * br_getlink()), a bond's ports_file (bonding/slaves,
+ * drivers/net/bonding/bond_sysfs.c:bonding_show_slaves(), linux 6.12);
+ * another master's, its sysfs lower_NAME (want).
+ */
+static int ports_listed(struct net_ctx *c, int want)
+{
+	const struct link_spec *m = c->master;
+	char path[128], buf[64];
+
+	if (!strcmp(m->kind, "bridge"))
+		return links_named(c, AF_BRIDGE, c->lower->name);
+	if (!m->ports_file)
+		return want;
+	snprintf(path, sizeof(path), "%s/%s/%s", SYS_NET, m->name,
+		 m->ports_file);
+	if (read_file(path, buf, sizeof(buf)) < 0)
+		return -1;
+	buf[strcspn(buf, "\n")] = '\0';
+	return !strcmp(buf, c->lower->name) ? 1 : buf[0] ? -1 : 0;
+}
+
+/*
+ * A success: the lower link's master is the master, and it is its port
+ * (IFLA_INFO_SLAVE_KIND, its port data), as the master lists it (see
+ * ports_listed()), each the other's lower and upper link in sysfs. A
+ * failure: it has no master, the master no port, and the lower link its
+ * flags, MTU and address as before. No link is added.
  */
 static bool master_check(void *arg, int ret, char *why, size_t size)
 {
 	struct net_ctx *c = arg;
 	int want = ret < 0 ? 0 : 1, ports;
+	const char *lower = c->lower->name, *master = c->master->name;
 	struct link_state ls;
-	bool port;
+	bool port, listed;
 
-	if (!links_are(c, c->lower->name, 1, c->nr_links, &ls, why, size))
+	if (!links_are(c, lower, 1, c->nr_links, &ls, why, size))
 		return false;
 	port = ls.master == c->master_index &&
 	       !strcmp(ls.slave_kind, c->master->kind) && ls.slave_data;
-	ports = links_named(c, AF_BRIDGE, c->lower->name);
+	ports = ports_listed(c, want);
+	listed = !want || c->ls.master == c->master_index;
+	if (!sys_net_is(master, "lower_", lower, want, why, size) ||
+	    !sys_net_is(lower, "upper_", master, want, why, size) ||
+	    (!want && !lower_as_before(c, why, size)))
+		return false;
 	if (ls.master == (want ? c->master_index : 0) && port == want &&
-	    ports == want && (!want || c->ls.master == c->master_index))
+	    ports == want && listed)
 		return true;
 	snprintf(why, size,
 		 "%s: master %d, %sa port (\"%s\"%s), listed %d, expected %s",
-		 c->lower->name, ls.master, port ? "" : "not ", ls.slave_kind,
+		 lower, ls.master, port ? "" : "not ", ls.slave_kind,
 		 ls.slave_data ? ", data" : "", ports,
 		 want ? "its port" : "none");
 	return false;
@@ -2984,7 +3155,18 @@ struct neigh_spec {
 	int family;
 	const char *dst;
 	bool proxy;
+	/*
+	 * A vxlan's fdb entry (AF_BRIDGE, NTF_SELF) of neigh_lladdr, to the
+	 * remote @dst of @family.
+	 */
+	bool fdb;
 };
+
+/* The ndm_family of @n's requests and of its dump. */
+static int neigh_family(const struct neigh_spec *n)
+{
+	return n->fdb ? AF_BRIDGE : n->family;
+}
 
 static const unsigned char neigh_lladdr[6] = { 0x02, 0, 0, 0, 0x77, 0x01 };
 
@@ -2998,17 +3180,21 @@ static int nl_neigh(struct net_ctx *c, int type)
 			NLM_F_REQUEST | NLM_F_ACK |
 			(type == RTM_NEWNEIGH ? NLM_F_CREATE | NLM_F_EXCL : 0),
 		.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct ndmsg)),
-		.ndm.ndm_family = n->family,
+		.ndm.ndm_family = neigh_family(n),
 		.ndm.ndm_ifindex = c->lower_index,
 		.ndm.ndm_state = NUD_PERMANENT,
 		.ndm.ndm_flags = n->proxy ? NTF_PROXY : 0,
 	};
 	struct in6_addr a;
 
+	if (n->fdb)
+		r.ndm.ndm_flags = NTF_SELF;
+
 	inet_pton(n->family, n->dst, &a);
 	nl_attr(&r, NDA_DST, &a,
 		n->family == AF_INET6 ? sizeof(a) : sizeof(struct in_addr));
-	if (!n->proxy && type == RTM_NEWNEIGH)
+	/* An fdb entry is deleted by its address (rtnl_fdb_del()). */
+	if (!n->proxy && (type == RTM_NEWNEIGH || n->fdb))
 		nl_attr(&r, NDA_LLADDR, neigh_lladdr, sizeof(neigh_lladdr));
 	return nl_ask(c, &r, NULL);
 }
@@ -3027,7 +3213,8 @@ static bool is_our_neigh(struct net_ctx *c, struct nlmsghdr *nh)
 	struct in6_addr want;
 
 	inet_pton(n->family, n->dst, &want);
-	if (nh->nlmsg_type != RTM_NEWNEIGH || ndm->ndm_family != n->family ||
+	if (nh->nlmsg_type != RTM_NEWNEIGH ||
+	    ndm->ndm_family != neigh_family(n) ||
 	    ndm->ndm_ifindex != c->lower_index ||
 	    !has_addr(nh, sizeof(*ndm), NDA_DST, n->family, &want))
 		return false;
@@ -3051,7 +3238,7 @@ static int neigh_count(struct net_ctx *c)
 		.nh.nlmsg_type = RTM_GETNEIGH,
 		.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP,
 		.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct ndmsg)),
-		.ndm.ndm_family = c->neigh->family,
+		.ndm.ndm_family = neigh_family(c->neigh),
 		.ndm.ndm_flags = c->neigh->proxy ? NTF_PROXY : 0,
 	};
 
@@ -3822,13 +4009,61 @@ FIXTURE_VARIANT(net)
 	bool diag;
 };
 
+/*
+ * The IFLA_INFO_DATA of the kinds: a sit's remote, a vlan's id; a
+ * vxlan's VNI, remote, local address and UDP port, a geneve's VNI and
+ * remote; a bond's mode and MII interval, an ipvlan's mode, a vrf's table.
+ */
+static const struct link_attr sit_data[] = {
+	{ TUNNEL_ATTR_REMOTE, sizeof(tunnel_remote), tunnel_remote },
+	{},
+};
+
+static const struct link_attr vlan_data[] = {
+	{ IFLA_VLAN_ID, sizeof(vlan_id), &vlan_id },
+	{},
+};
+
+static const struct link_attr vxlan_data[] = {
+	{ IFLA_VXLAN_ID, sizeof(vxlan_id), &vxlan_id },
+	{ IFLA_VXLAN_GROUP, sizeof(tunnel_remote), tunnel_remote },
+	{ IFLA_VXLAN_LOCAL, sizeof(vxlan_local), vxlan_local },
+	{ IFLA_VXLAN_PORT, sizeof(vxlan_port), vxlan_port },
+	{},
+};
+
+static const struct link_attr geneve_data[] = {
+	{ IFLA_GENEVE_ID, sizeof(vxlan_id), &vxlan_id },
+	{ IFLA_GENEVE_REMOTE, sizeof(tunnel_remote), tunnel_remote },
+	{},
+};
+
+static const struct link_attr bond_data[] = {
+	{ IFLA_BOND_MODE, sizeof(bond_mode), &bond_mode },
+	{ IFLA_BOND_MIIMON, sizeof(bond_miimon), &bond_miimon },
+	{},
+};
+
+static const struct link_attr ipvlan_l2_data[] = {
+	{ IFLA_IPVLAN_MODE, sizeof(ipvlan_l2), &ipvlan_l2 },
+	{},
+};
+
+static const struct link_attr ipvlan_l3_data[] = {
+	{ IFLA_IPVLAN_MODE, sizeof(ipvlan_l3), &ipvlan_l3 },
+	{},
+};
+
+static const struct link_attr vrf_data[] = {
+	{ IFLA_VRF_TABLE, sizeof(vrf_table), &vrf_table },
+	{},
+};
+
 static const struct link_spec sit_link = {
 	.kind = "sit",
 	.name = TUNNEL,
 	.config = "CONFIG_IPV6_SIT",
-	.data_type = TUNNEL_ATTR_REMOTE,
-	.data = tunnel_remote,
-	.data_len = sizeof(tunnel_remote),
+	.data = sit_data,
 };
 
 static const struct link_spec dummy_link = {
@@ -3867,9 +4102,7 @@ static const struct link_spec vlan_link = {
 	.kind = "vlan",
 	.name = "failnth_vlan",
 	.config = "CONFIG_VLAN_8021Q",
-	.data_type = IFLA_VLAN_ID,
-	.data = &vlan_id,
-	.data_len = sizeof(vlan_id),
+	.data = vlan_data,
 	.on_lower = true,
 };
 
@@ -3878,6 +4111,67 @@ static const struct link_spec macvlan_link = {
 	.name = "failnth_mv",
 	.config = "CONFIG_MACVLAN",
 	.on_lower = true,
+};
+
+/* A vxlan on the lower link (IFLA_VXLAN_LINK), and one on none. */
+static const struct link_spec vxlan_link = {
+	.kind = "vxlan",
+	.name = "failnth_vx",
+	.config = "CONFIG_VXLAN",
+	.data = vxlan_data,
+	.on_lower = true,
+	.lower_attr = IFLA_VXLAN_LINK,
+};
+
+static const struct link_spec vxlan_fdb_link = {
+	.kind = "vxlan",
+	.name = "failnth_vxfdb",
+	.config = "CONFIG_VXLAN",
+	.data = vxlan_data,
+};
+
+static const struct link_spec geneve_link = {
+	.kind = "geneve",
+	.name = "failnth_gnv",
+	.config = "CONFIG_GENEVE",
+	.data = geneve_data,
+};
+
+static const struct link_spec bond_link = {
+	.kind = "bond",
+	.name = "failnth_bond",
+	.config = "CONFIG_BONDING",
+	.data = bond_data,
+	.ports_file = "bonding/slaves",
+};
+
+static const struct link_spec ipvlan_l2_link = {
+	.kind = "ipvlan",
+	.name = "failnth_ipvl",
+	.config = "CONFIG_IPVLAN",
+	.data = ipvlan_l2_data,
+	.on_lower = true,
+};
+
+static const struct link_spec ipvlan_l3_link = {
+	.kind = "ipvlan",
+	.name = "failnth_ipvl",
+	.config = "CONFIG_IPVLAN",
+	.data = ipvlan_l3_data,
+	.on_lower = true,
+};
+
+static const struct link_spec vrf_link = {
+	.kind = "vrf",
+	.name = "failnth_vrf",
+	.config = "CONFIG_NET_VRF",
+	.data = vrf_data,
+};
+
+static const struct link_spec nlmon_link = {
+	.kind = "nlmon",
+	.name = "failnth_nlmon",
+	.config = "CONFIG_NLMON",
 };
 
 /* An htb root qdisc 1: whose unclassified packets go to class 1:10. */
@@ -4179,6 +4473,44 @@ FAILNTH_VARIANT_MORE(net, rtm_newlink_macvlan,
 		     .allowed = link_errnos, .action = newlink_action,
 		     .check = newlink_check, .cleanup = newlink_cleanup);
 
+FAILNTH_VARIANT_MORE(net, rtm_newlink_vxlan,
+		     (.family = AF_INET, .link = &vxlan_link,
+		      .lower = &lower_link),
+		     .allowed = link_errnos, .action = newlink_action,
+		     .check = newlink_check, .cleanup = newlink_cleanup);
+
+FAILNTH_VARIANT_MORE(net, rtm_newlink_geneve,
+		     (.family = AF_INET, .link = &geneve_link),
+		     .allowed = link_errnos, .action = newlink_action,
+		     .check = newlink_check, .cleanup = newlink_cleanup);
+
+FAILNTH_VARIANT_MORE(net, rtm_newlink_bond,
+		     (.family = AF_INET, .link = &bond_link),
+		     .allowed = link_errnos, .action = newlink_action,
+		     .check = newlink_check, .cleanup = newlink_cleanup);
+
+FAILNTH_VARIANT_MORE(net, rtm_newlink_ipvlan_l2,
+		     (.family = AF_INET, .link = &ipvlan_l2_link,
+		      .lower = &lower_link),
+		     .allowed = link_errnos, .action = newlink_action,
+		     .check = newlink_check, .cleanup = newlink_cleanup);
+
+FAILNTH_VARIANT_MORE(net, rtm_newlink_ipvlan_l3,
+		     (.family = AF_INET, .link = &ipvlan_l3_link,
+		      .lower = &lower_link),
+		     .allowed = link_errnos, .action = newlink_action,
+		     .check = newlink_check, .cleanup = newlink_cleanup);
+
+FAILNTH_VARIANT_MORE(net, rtm_newlink_vrf,
+		     (.family = AF_INET, .link = &vrf_link),
+		     .allowed = link_errnos, .action = newlink_action,
+		     .check = newlink_check, .cleanup = newlink_cleanup);
+
+FAILNTH_VARIANT_MORE(net, rtm_newlink_nlmon,
+		     (.family = AF_INET, .link = &nlmon_link),
+		     .allowed = link_errnos, .action = newlink_action,
+		     .check = newlink_check, .cleanup = newlink_cleanup);
+
 FAILNTH_VARIANT_MORE(net, rtm_newlink_dummy_up,
 		     (.family = AF_INET, .link = &dummy_up_link),
 		     .allowed = link_errnos, .action = newlink_action,
@@ -4193,6 +4525,18 @@ FAILNTH_VARIANT_MORE(net, rtm_setlink_up,
 FAILNTH_VARIANT_MORE(net, rtm_setlink_master,
 		     (.family = AF_INET, .lower = &lower_link,
 		      .master = &bridge_link),
+		     .allowed = link_errnos, .action = master_action,
+		     .check = master_check, .cleanup = master_cleanup);
+
+FAILNTH_VARIANT_MORE(net, rtm_setlink_master_bond,
+		     (.family = AF_INET, .lower = &lower_link,
+		      .master = &bond_link),
+		     .allowed = link_errnos, .action = master_action,
+		     .check = master_check, .cleanup = master_cleanup);
+
+FAILNTH_VARIANT_MORE(net, rtm_setlink_master_vrf,
+		     (.family = AF_INET, .lower = &lower_link,
+		      .master = &vrf_link),
 		     .allowed = link_errnos, .action = master_action,
 		     .check = master_check, .cleanup = master_cleanup);
 
@@ -4389,6 +4733,12 @@ static const struct neigh_spec neigh6_proxy = {
 	.proxy = true,
 };
 
+static const struct neigh_spec vxlan_fdb = {
+	.family = AF_INET,
+	.dst = "192.0.2.9",
+	.fdb = true,
+};
+
 FAILNTH_VARIANT_MORE(net, rtm_newneigh,
 		     (.family = AF_INET, .lower = &lower_link, .lower_up = true,
 		      .neigh = &neigh4),
@@ -4399,6 +4749,13 @@ FAILNTH_VARIANT_MORE(net, rtm_newneigh,
 FAILNTH_VARIANT_MORE(net, rtm_newneigh6_proxy,
 		     (.family = AF_INET6, .lower = &lower_link,
 		      .lower_up = true, .neigh = &neigh6_proxy),
+		     .allowed = neigh_errnos, .action = neigh_action,
+		     .check = neigh_check, .cleanup = neigh_cleanup,
+		     .settled = neigh_settled);
+
+FAILNTH_VARIANT_MORE(net, rtm_newneigh_vxlan_fdb,
+		     (.family = AF_INET, .lower = &vxlan_fdb_link,
+		      .neigh = &vxlan_fdb),
 		     .allowed = neigh_errnos, .action = neigh_action,
 		     .check = neigh_check, .cleanup = neigh_cleanup,
 		     .settled = neigh_settled);
@@ -4466,12 +4823,14 @@ static void links_setup(struct __test_metadata *_metadata, struct net_ctx *c)
 			TH_LOG("making %s: %s", need[i]->name,
 			       strerror(-idx[i]));
 		}
-		if (need[i] == c->lower)
+		if (need[i] == c->lower) {
 			c->lower_index = idx[i];
-		else if (need[i] == c->master)
+			c->lower_ls = c->ls;
+		} else if (need[i] == c->master) {
 			c->master_index = idx[i];
-		else
+		} else {
 			ASSERT_EQ(0, nl_dellink(c, c->link->name));
+		}
 	}
 	if (c->tun_flags) {
 		int fd = open(TUN_DEV, O_RDWR | O_CLOEXEC);
@@ -4621,6 +4980,19 @@ FIXTURE_SETUP(net)
 					sizeof(one)));
 	c->nl = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
 	ASSERT_LE(0, c->nl);
+	if (variant->link || variant->master) {
+		char why[128];
+
+		ASSERT_EQ(0, private_mounts(why, sizeof(why)))
+		{
+			TH_LOG("%s", why);
+		}
+		ASSERT_EQ(0, mount("sysfs", SYSFS, "sysfs", 0, NULL))
+		{
+			TH_LOG("mounting sysfs on %s: %s", SYSFS,
+			       strerror(errno));
+		}
+	}
 	c->link = variant->link;
 	c->lower = variant->lower;
 	c->master = variant->master;
