@@ -18,9 +18,12 @@
  * about a mount, or pivots the root; or makes a cgroup; or acts on
  * another process or on its own credentials: moves a child into a cgroup,
  * opens a cgroup's file or reads its memory.stat, makes a PSI trigger,
- * writes a sysctl, a child's uid_map or memory (process_vm_writev(),
- * /proc/PID/mem), reads a child's environ, pagemap, stack, map_files or
- * exe link, joins another process's namespaces (setns() of a pidfd), sets
+ * writes a sysctl, a child's uid_map or gid_map or memory
+ * (process_vm_writev(), /proc/PID/mem), reads a child's environ, pagemap,
+ * stack, map_files or exe link, queues a signal to a child with its
+ * siginfo (pidfd_send_signal()), makes a child in a cgroup (clone3() with
+ * CLONE_INTO_CGROUP), gets the parent's fd (pidfd_getfd()) into a full fd
+ * table, joins another process's namespaces (setns() of a pidfd), sets
  * its groups, and updates, links, reads, chowns or restricts keys, with
  * every failslab and fail_page_alloc point on its path made to fail in
  * turn (see failnth.h).
@@ -36,7 +39,8 @@
  * every mount's flags and propagation changed, or none; and after each
  * point the mounts under the scenarios' base are as the setup made them.
  *
- * execve(), unshare(), setns(), seccomp() and pivot_root() change the
+ * execve(), unshare(), setns(), seccomp(), pivot_root(), setgroups() of
+ * many groups and pidfd_getfd() (which grows the fd table) change the
  * caller for good, so they run in a child that arms its own fail-nth
  * (failnth_child.h); execve() is traced, so that the sweep counts the
  * points of execve() alone and not of the new image.
@@ -2386,16 +2390,41 @@ static void cgroup_cleanup(struct __test_metadata *_metadata, void *arg,
 	}
 }
 
+/*
+ * The line "@field:" of /proc/@pid/status (0: this process's) into @line,
+ * without its name and newline: 0, or -errno.
+ */
+static int status_line(pid_t pid, const char *field, char *line, size_t size)
+{
+	char path[64], key[32], buf[4096], *at;
+	ssize_t len;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid ? pid : getpid());
+	len = read_file(path, buf, sizeof(buf));
+	if (len < 0)
+		return len;
+	snprintf(key, sizeof(key), "\n%s:\t", field);
+	at = strstr(buf, key);
+	if (!at)
+		return -ENOENT;
+	at += strlen(key);
+	snprintf(line, size, "%.*s", (int)strcspn(at, "\n"), at);
+	return 0;
+}
+
+/* The number that line gives, in @base, or -errno. */
+static long long status_num(pid_t pid, const char *field, int base)
+{
+	char line[64];
+	int err = status_line(pid, field, line, sizeof(line));
+
+	return err ? err : strtoll(line, NULL, base);
+}
+
 /* The "SigQ" count of /proc/self/status, or -errno. */
 static long sigq(void)
 {
-	char buf[4096], *at;
-	ssize_t len = read_file("/proc/self/status", buf, sizeof(buf));
-
-	if (len < 0)
-		return len;
-	at = strstr(buf, "\nSigQ:\t");
-	return at ? strtol(at + 7, NULL, 10) : -ENOENT;
+	return status_num(0, "SigQ", 10);
 }
 
 /*
@@ -3677,36 +3706,63 @@ static const int idmap_errnos[] = { ENOMEM, 0 };
 #define IDMAP_EXTENTS 7
 #define IDMAP_BASE 100000
 
+/*
+ * The child's /proc/PID/@map (uid_map, gid_map), its path kept in wold, to
+ * be written IDMAP_EXTENTS extents.
+ */
+static void idmap_open(struct __test_metadata *_metadata, struct task_state *st,
+		       const char *map)
+{
+	char text[256] = "";
+	int i;
+
+	for (i = 0; i < IDMAP_EXTENTS; i++)
+		snprintf(text + strlen(text), sizeof(text) - strlen(text),
+			 "%d %d 10\n", i * 20, IDMAP_BASE + i * 20);
+	snprintf(st->wold, sizeof(st->wold), "/proc/%d/%s", st->pid, map);
+	wfd_open(_metadata, st, st->wold, text);
+}
+
 static void uid_map_prepare(struct __test_metadata *_metadata, void *arg)
 {
 	struct task_state *st = arg;
-	char path[64], map[256] = "";
-	int i;
 
 	stopped_child(_metadata, st, CLONE_NEWUSER);
-	for (i = 0; i < IDMAP_EXTENTS; i++)
-		snprintf(map + strlen(map), sizeof(map) - strlen(map),
-			 "%d %d 10\n", i * 20, IDMAP_BASE + i * 20);
-	snprintf(path, sizeof(path), "/proc/%d/uid_map", st->pid);
-	wfd_open(_metadata, st, path, map);
+	idmap_open(_metadata, st, "uid_map");
 }
 
 /*
- * A success: the child's uid_map reads back every extent written. A
- * failure: it is empty, and can still be written.
+ * gid_map, after "deny" is written to the child's setgroups (unarmed), as
+ * an unprivileged writer must: "deny" comes before the gid_map and is for
+ * good (kernel/user_namespace.c:1259-1271, linux 6.12).
+ */
+static void gid_map_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct task_state *st = arg;
+	char path[64];
+
+	stopped_child(_metadata, st, CLONE_NEWUSER);
+	snprintf(path, sizeof(path), "/proc/%d/setgroups", st->pid);
+	ASSERT_EQ(0, write_file(path, "deny"));
+	idmap_open(_metadata, st, "gid_map");
+}
+
+/*
+ * A success: the child's map reads back every extent written. A failure:
+ * it is empty, and can still be written: map_write() takes one write only
+ * (kernel/user_namespace.c:973, EPERM once a map has extents).
  */
 static bool uid_map_check(void *arg, int ret, char *why, size_t size)
 {
 	struct task_state *st = arg;
 	unsigned int first, lower, count;
-	char path[64], line[128];
-	int n = 0, bad = 0;
+	char line[128];
+	int n = 0, bad = 0, again = 0;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%d/uid_map", st->pid);
-	f = fopen(path, "re");
+	f = fopen(st->wold, "re");
 	if (!f) {
-		snprintf(why, size, "%s: %s", path, strerror(errno));
+		snprintf(why, size, "%s: %s", st->wold, strerror(errno));
 		return false;
 	}
 	while (fgets(line, sizeof(line), f)) {
@@ -3717,9 +3773,13 @@ static bool uid_map_check(void *arg, int ret, char *why, size_t size)
 		n++;
 	}
 	fclose(f);
-	if (bad || n != (ret >= 0 ? IDMAP_EXTENTS : 0)) {
-		snprintf(why, size, "map write %s, uid_map: %d extents, %d bad",
-			 ret >= 0 ? "succeeded" : "failed", n, bad);
+	if (ret < 0 && !n)
+		again = write_file(st->wold, st->wval);
+	if (bad || again || n != (ret >= 0 ? IDMAP_EXTENTS : 0)) {
+		snprintf(why, size,
+			 "map write %s, %s: %d extents, %d bad; again: %s",
+			 ret >= 0 ? "succeeded" : "failed", st->wold, n, bad,
+			 strerror(-again));
 		return false;
 	}
 	return true;
@@ -4197,6 +4257,247 @@ static bool setns_check(void *arg, int ret, char *why, size_t size)
 	return true;
 }
 
+/*
+ * pidfd_getfd() of the parent's file, in a child whose fd table is full:
+ * its BITS_PER_LONG inline slots all taken (fs/file.c, files->fdtab), so
+ * that receive_fd() (fs/file.c:1300) must grow the table for the new fd.
+ * fs/file.c:alloc_fdtable() reports the table, its fd array or its
+ * bitmaps that cannot be allocated as ENOMEM (fs/file.c:174, through
+ * expand_fdtable() and expand_files()); pidfd_getfd() allocates nothing
+ * else (kernel/pid.c:709-727, linux 6.12).
+ */
+static const int getfd_errnos[] = { ENOMEM, 0 };
+
+#define GETFD_SLOTS ((int)(8 * sizeof(long)))
+
+/*
+ * The parent's file, opened by the setup in wfd, is the child's wfd too.
+ * The child takes every free slot below GETFD_SLOTS.
+ */
+static int getfd_prepare(void *arg)
+{
+	struct task_state *st = arg;
+	int fd;
+
+	st->pidfd = syscall(SYS_pidfd_open, getppid(), 0);
+	if (st->pidfd < 0)
+		return -errno;
+	do
+		fd = fcntl(st->pidfd, F_DUPFD_CLOEXEC, 0);
+	while (fd >= 0 && fd < GETFD_SLOTS - 1);
+	return fd == GETFD_SLOTS - 1 ? 0 : -EMFILE;
+}
+
+static int getfd_action(void *arg)
+{
+	struct task_state *st = arg;
+	int fd = syscall(SYS_pidfd_getfd, st->pidfd, st->wfd, 0);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * A success: the new fd, the first beyond the inline slots, is the
+ * parent's file itself, whose offset it moves. A failure: no fd there.
+ */
+static bool getfd_check(void *arg, int ret, char *why, size_t size)
+{
+	struct task_state *st = arg;
+	off_t mark = getpid();
+
+	if (ret < 0 && fcntl(GETFD_SLOTS, F_GETFD) < 0 && errno == EBADF)
+		return true;
+	if (ret == GETFD_SLOTS && lseek(ret, mark, SEEK_SET) == mark &&
+	    lseek(st->wfd, 0, SEEK_CUR) == mark)
+		return true;
+	snprintf(why, size,
+		 "pidfd_getfd gave %d; fd %d: %s, the parent's file at %ld",
+		 ret, GETFD_SLOTS,
+		 fcntl(GETFD_SLOTS, F_GETFD) < 0 ? "none" : "open",
+		 (long)lseek(st->wfd, 0, SEEK_CUR));
+	return false;
+}
+
+/*
+ * pidfd_send_signal() of a real-time signal with a siginfo (SI_QUEUE) to
+ * a stopped child that blocks it: kernel/signal.c:__send_signal_locked()
+ * queues it in a sigqueue it allocates (kernel/signal.c:1118); when that
+ * fails, a real-time signal sent with a siginfo of its sender's is not
+ * sent at all: EAGAIN, "Queue overflow, abort" (kernel/signal.c:1149-1156,
+ * linux 6.12).
+ */
+static const int sigsend_errnos[] = { EAGAIN, 0 };
+
+#define SIGSEND_SIG (SIGRTMIN + 1)
+
+static void sigsend_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct task_state *st = arg;
+	sigset_t set;
+
+	/* Blocked, it stays pending: not fatal to the stopped child. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGSEND_SIG);
+	ASSERT_EQ(0, sigprocmask(SIG_BLOCK, &set, NULL));
+	stopped_child(_metadata, st, 0);
+	st->pidfd = syscall(SYS_pidfd_open, st->pid, 0);
+	ASSERT_LE(0, st->pidfd);
+	st->sigq_before = sigq();
+	ASSERT_LE(0, st->sigq_before);
+}
+
+static int sigsend_action(void *arg)
+{
+	siginfo_t info = { .si_signo = SIGSEND_SIG, .si_code = SI_QUEUE };
+	struct task_state *st = arg;
+
+	info.si_value.sival_int = st->pid;
+	return syscall(SYS_pidfd_send_signal, st->pidfd, SIGSEND_SIG, &info,
+		       0) ?
+		       -errno :
+		       0;
+}
+
+/*
+ * A success: the signal is pending in the child, once: its bit in ShdPnd
+ * and one sigqueue more in SigQ. A failure: neither.
+ */
+static bool sigsend_check(void *arg, int ret, char *why, size_t size)
+{
+	struct task_state *st = arg;
+	long long pnd = status_num(st->pid, "ShdPnd", 16);
+	long now = sigq(), want = st->sigq_before + (ret < 0 ? 0 : 1);
+	bool bit = pnd >= 0 && (pnd >> (SIGSEND_SIG - 1) & 1), sent = ret >= 0;
+
+	if (pnd >= 0 && now == want && bit == sent)
+		return true;
+	snprintf(why, size, "signal %s, yet ShdPnd %llx and SigQ %ld, not %ld",
+		 ret >= 0 ? "sent" : "not sent", pnd, now, want);
+	return false;
+}
+
+/*
+ * clone3() with CLONE_INTO_CGROUP into CG_SUB, made anew for each point:
+ * a dead child's css_set lives on until its task_struct is freed, after
+ * an RCU grace period (cgroup_free()), and would be found again by
+ * find_css_set(). Besides the points of fork,
+ * kernel/cgroup/cgroup.c:cgroup_css_set_fork() reports the inode of a
+ * cgroup.procs that cannot be allocated (cgroup_may_write(), lines
+ * 5212-5214, for CG_SUB and, line 5236, for the common ancestor) and the
+ * css_set of the child in CG_SUB (find_css_set(), with its links) as
+ * ENOMEM (kernel/cgroup/cgroup.c:6661-6664, linux 6.12); the rest as
+ * fork_errnos.
+ */
+#define CG_SUB_LINE CG_LINE "/sub"
+
+static void cg_clone_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct task_state *st = arg;
+
+	ASSERT_EQ(0, mkdir(CG_SUB, 0755));
+	st->wfd = open(CG_SUB, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ASSERT_LE(0, st->wfd);
+}
+
+/* Kills and reaps the child, then removes CG_SUB. */
+static void cg_clone_cleanup(struct __test_metadata *_metadata, void *arg,
+			     int ret)
+{
+	child_wfd_cleanup(_metadata, arg, ret);
+	ASSERT_EQ(0, rmdir(CG_SUB))
+	{
+		TH_LOG("removing %s: %s", CG_SUB, strerror(errno));
+	}
+}
+
+/* The child waits in CG_SUB for the cleanup to kill it. */
+static int cg_clone_action(void *arg)
+{
+	struct task_state *st = arg;
+	struct clone_args args = {
+		.flags = CLONE_INTO_CGROUP,
+		.exit_signal = SIGCHLD,
+		.cgroup = st->wfd,
+	};
+	long pid = syscall(SYS_clone3, &args, sizeof(args));
+
+	if (pid < 0)
+		return -errno;
+	if (!pid) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		pause();
+		_exit(0);
+	}
+	st->pid = pid;
+	return 0;
+}
+
+/* A success: the child runs in CG_SUB. A failure: there is no child. */
+static bool cg_clone_check(void *arg, int ret, char *why, size_t size)
+{
+	struct task_state *st = arg;
+	char now[256] = "";
+
+	if (ret < 0)
+		return failnth_no_child(why, size);
+	if (st->pid > 0 && cg_of(st->pid, now, sizeof(now)) > 0 &&
+	    !strcmp(now, CG_SUB_LINE))
+		return true;
+	snprintf(why, size, "clone3 succeeded, yet child %d is in \"%s\"",
+		 st->pid, now);
+	return false;
+}
+
+/*
+ * setgroups() of GROUPS_MANY groups, in a child as it is for good: the
+ * errnos of groups_errnos. A child's groups are its parent's; it keeps
+ * their line of /proc/self/status in wold.
+ */
+#define GROUPS_MANY 40
+#define GROUPS_FIRST 100
+
+static int groups_many_prepare(void *arg)
+{
+	struct task_state *st = arg;
+
+	return status_line(0, "Groups", st->wold, sizeof(st->wold));
+}
+
+static int groups_many_action(void *arg)
+{
+	gid_t gids[GROUPS_MANY];
+	int i;
+
+	for (i = 0; i < GROUPS_MANY; i++)
+		gids[i] = GROUPS_FIRST + i;
+	return setgroups(GROUPS_MANY, gids) ? -errno : 0;
+}
+
+/*
+ * A success: /proc/self/status lists every group, in order. A failure:
+ * it lists the groups of before.
+ */
+static bool groups_many_check(void *arg, int ret, char *why, size_t size)
+{
+	struct task_state *st = arg;
+	char line[256] = "", *at = line, *end;
+	int n = 0;
+
+	status_line(0, "Groups", line, sizeof(line));
+	if (ret < 0 && !strcmp(line, st->wold))
+		return true;
+	while (ret >= 0 && strtoul(at, &end, 10) == GROUPS_FIRST + n &&
+	       end != at) {
+		at = end;
+		n++;
+	}
+	if (ret >= 0 && n == GROUPS_MANY && !strcmp(at, " "))
+		return true;
+	snprintf(why, size, "setgroups %s, yet Groups: \"%s\"",
+		 ret >= 0 ? "succeeded" : "failed", line);
+	return false;
+}
+
 FIXTURE(task)
 {
 	struct task_state ctx;
@@ -4318,9 +4619,29 @@ FAILNTH_VARIANT(task, uid_map, .allowed = idmap_errnos,
 		.prepare = uid_map_prepare, .action = wfd_action,
 		.check = uid_map_check, .cleanup = child_wfd_cleanup);
 
+FAILNTH_VARIANT(task, gid_map, .allowed = idmap_errnos,
+		.prepare = gid_map_prepare, .action = wfd_action,
+		.check = uid_map_check, .cleanup = child_wfd_cleanup);
+
 FAILNTH_VARIANT(task, setgroups, .allowed = groups_errnos,
 		.prepare = groups_prepare, .action = groups_action,
 		.check = groups_check);
+
+FAILNTH_VARIANT(task, pidfd_getfd, .allowed = getfd_errnos,
+		.action = getfd_action, .check = getfd_check, .in_child = true,
+		.child_prepare = getfd_prepare);
+
+FAILNTH_VARIANT(task, pidfd_send_signal, .allowed = sigsend_errnos,
+		.prepare = sigsend_prepare, .action = sigsend_action,
+		.check = sigsend_check, .cleanup = pidfd_cleanup);
+
+FAILNTH_VARIANT(task, clone3_into_cgroup, .allowed = fork_errnos,
+		.prepare = cg_clone_prepare, .action = cg_clone_action,
+		.check = cg_clone_check, .cleanup = cg_clone_cleanup);
+
+FAILNTH_VARIANT(task, setgroups_many, .allowed = groups_errnos,
+		.action = groups_many_action, .check = groups_many_check,
+		.in_child = true, .child_prepare = groups_many_prepare);
 
 FAILNTH_VARIANT(task, keyctl_update, .allowed = keyctl_errnos,
 		.prepare = key_user_prepare, .action = key_update_action,
@@ -4739,6 +5060,7 @@ static bool ovl_scenario(const struct failnth_scenario *op)
 static bool cg_scenario(const struct failnth_scenario *op)
 {
 	return op->prepare == cg_attach_prepare || op->prepare == psi_prepare ||
+	       op->prepare == cg_clone_prepare ||
 	       op->prepare == cg_open_prepare ||
 	       op->prepare == cg_stat_prepare ||
 	       op->prepare == cg_subtree_prepare ||
@@ -4797,6 +5119,11 @@ FIXTURE_SETUP(task)
 			       sizeof(self->ctx.exe) - 1);
 		ASSERT_LT(0, len);
 		self->ctx.exe[len] = '\0';
+	}
+	if (op->action == getfd_action) {
+		/* The parent's file a child gets: this program. */
+		self->ctx.wfd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+		ASSERT_LE(0, self->ctx.wfd);
 	}
 	if (op->action == fsmount_action) {
 		int fd = fsopen("tmpfs", FSOPEN_CLOEXEC);
@@ -4882,7 +5209,9 @@ FIXTURE_SETUP(task)
 		SKIP(return, "no pressure files: needs CONFIG_PSI");
 	if (op->prepare == hostname_prepare && unshare(CLONE_NEWUTS))
 		SKIP(return, "no UTS namespace: needs CONFIG_UTS_NS");
-	if (op->prepare == uid_map_prepare && !ns_ino("user"))
+	if ((op->prepare == uid_map_prepare ||
+	     op->prepare == gid_map_prepare) &&
+	    !ns_ino("user"))
 		SKIP(return, "no user namespace: needs CONFIG_USER_NS");
 	if (key_scenario(op) &&
 	    keyctl(KEYCTL_GET_KEYRING_ID,
@@ -4899,6 +5228,8 @@ FIXTURE_TEARDOWN(task)
 		close(self->ctx.mt_tree);
 	if (self->ctx.mt_userns >= 0)
 		close(self->ctx.mt_userns);
+	if (self->ctx.wfd >= 0)
+		close(self->ctx.wfd);
 	if (self->mnt_base) {
 		umount2(MNT_DIR, MNT_DETACH);
 		EXPECT_EQ(0, umount2(MNT_BASE, MNT_DETACH));
