@@ -219,6 +219,67 @@ FS_SCENARIO(listxattr, .prepare = prep_four, .action = act_listxattr,
 
 FS_SCENARIO(removexattr, .prepare = prep_keep_big,
 	    .action = act_removexattr, .check = check_removexattr);
+
+FS_SCENARIO(acl_set, .prepare = prep_a, .action = act_acl_set,
+	    .check = check_acl_set);
+
+FS_SCENARIO(acl_create, .prepare = prep_acl_dir, .action = act_acl_create,
+	    .check = check_acl_create, .returns_fd = true,
+	    .tmpfs_errnos = tmpfs_create_errnos);
+
+FS_SCENARIO(acl_chmod, .prepare = prep_acl, .action = act_acl_chmod,
+	    .check = check_acl_chmod);
+
+FS_SCENARIO(acl_remove, .prepare = prep_acl, .action = act_acl_remove,
+	    .check = check_acl_remove);
+
+FS_SCENARIO(copy_range, .prepare = prep_copy, .action = act_copy_range,
+	    .check = check_copy, .full = COPY_LEN);
+
+FS_SCENARIO(sendfile, .prepare = prep_copy, .action = act_sendfile,
+	    .check = check_copy, .full = COPY_LEN);
+
+FS_SCENARIO(sendfile_tmpfs, .prepare = prep_xcopy,
+	    .action = act_sendfile_tmpfs, .check = check_xcopy,
+	    .full = COPY_LEN,
+	    .skip[FS_TMPFS] = "tmpfs to tmpfs: the sendfile scenario's path");
+
+/*
+ * fs/verity/ users in 6.12: ext4, f2fs, btrfs (fsverity_operations).
+ * btrfs's would cost the sweep's time of ext4's (3.5 s, writeback of the
+ * data and the tree at each point) to meet F31's abort again, in
+ * btrfs_orphan_add() (fs/btrfs/verity.c:btrfs_begin_enable_verity()).
+ */
+FS_SCENARIO(verity, .prepare = prep_verity, .action = act_verity,
+	    .check = check_verity,
+	    .skip[FS_TMPFS] = "tmpfs has no fs-verity",
+	    .skip[FS_XFS] = "XFS has no fs-verity in 6.12",
+	    .skip[FS_BTRFS] = "btrfs fs-verity: ext4's sweep time, F31's abort");
+/* clang-format on */
+
+/* fs/crypto/ users in 6.12: ext4, f2fs, ubifs, ceph (fscrypt_operations). */
+#define FSCRYPT_SKIP                              \
+	.skip[FS_TMPFS] = "tmpfs has no fscrypt", \
+	.skip[FS_XFS] = "XFS has no fscrypt",     \
+	.skip[FS_BTRFS] = "btrfs has no fscrypt in 6.12"
+
+/* clang-format off */
+FS_SCENARIO(fscrypt_add_key, .prepare = prep_fc_nokey,
+	    .action = act_fc_add_key, .check = check_fc_add_key, FSCRYPT_SKIP);
+
+FS_SCENARIO(fscrypt_set_policy, .prepare = prep_fc_dir,
+	    .action = act_fc_set_policy, .check = check_fc_set_policy,
+	    FSCRYPT_SKIP);
+
+FS_SCENARIO(fscrypt_create, .prepare = prep_fc_enc, .action = act_fc_create,
+	    .check = check_fc_create, .returns_fd = true, FSCRYPT_SKIP);
+
+FS_SCENARIO(fscrypt_names, .prepare = prep_fc_names, .action = act_fc_names,
+	    .check = check_fc_names, .success_unseen = QUERY, FSCRYPT_SKIP);
+
+FS_SCENARIO(fscrypt_remove_key, .prepare = prep_fc_files,
+	    .action = act_fc_remove_key, .check = check_fc_remove_key,
+	    FSCRYPT_SKIP);
 /* clang-format on */
 
 /* A filesystem made on the scratch device, and the tools that make it. */
@@ -262,11 +323,12 @@ static const struct disk_fs disk_xfs = {
  * 64 MB of the device: a quick mkfs and e2fsck. The inode tables and the
  * journal are written by mkfs, so that no ext4lazyinit thread writes them
  * in the background of a sweep. ea_inode: an xattr value larger than a
- * block (the scenarios' user.big) goes in an inode of its own.
+ * block (the scenarios' user.big) goes in an inode of its own. verity and
+ * encrypt: FS_IOC_ENABLE_VERITY and fscrypt policies (ext4_has_feature_*).
  */
 /* clang-format off */
 static const char *const ext4_mkfs[] = {
-	"mkfs.ext4", "-F", "-q", "-O", "ea_inode", "-E",
+	"mkfs.ext4", "-F", "-q", "-O", "ea_inode,verity,encrypt", "-E",
 	"nodiscard,lazy_itable_init=0,lazy_journal_init=0", DISK_DEV, "64M",
 	NULL
 };
