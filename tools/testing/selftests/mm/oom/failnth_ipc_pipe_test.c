@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Pipes, splice, vmsplice and tee while their small allocations fail, one
- * at a time.
+ * at a time; also F_SETPIPE_SZ of a pipe holding data, a write() to a
+ * packet (O_DIRECT) pipe, and splice() from a unix socket.
  *
  * Each variant runs one call with every failslab and fail_page_alloc point
  * on its path made to fail in turn (see failnth.h). The call must succeed
@@ -19,6 +20,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/vfs.h>
@@ -39,6 +41,21 @@
 /* One iovec per page: more than UIO_FASTIOV, so vmsplice() allocates. */
 #define NR_IOV (LEN / 4096)
 
+/* What a resized pipe holds: two page buffers. */
+#define HELD (2 * 4096)
+
+/* What a packet pipe is written: 3 pages. */
+#define PACKETS (3 * 4096)
+
+/*
+ * What a unix socket holds to splice: small enough for the skb's linear
+ * part (unix_stream_sendmsg() puts only what exceeds SKB_MAX_HEAD in page
+ * frags, net/unix/af_unix.c:2319), which spd_fill_page() must copy to a
+ * page of the socket's page frag (net/core/skbuff.c:3129): pages in frags
+ * are only referenced, reaching no injection point.
+ */
+#define SOCK_LEN 3000
+
 /*
  * The bytes moved, and what reads back; locked by the sweep's mlockall().
  * data is mapped, so page-aligned: a pipe buffer holds at most a page, and
@@ -54,7 +71,12 @@ static char back[LEN];
  */
 static const int pipe_errnos[] = { ENOMEM, ENFILE, 0 };
 
-/* Clean failures of splice, vmsplice and tee: none but ENOMEM. */
+/*
+ * Clean failures of splice, vmsplice and tee: none but ENOMEM. Also of
+ * F_SETPIPE_SZ, whose new ring pipe_resize_ring() fails as "return
+ * -ENOMEM;" (fs/pipe.c:1276), and of write(), whose page pipe_write()
+ * fails as "ret = ret ? : -ENOMEM;" (fs/pipe.c:515, linux 6.12).
+ */
 static const int splice_errnos[] = { ENOMEM, 0 };
 
 /* Shared by the callbacks of a sweep; fds are -1 when closed. */
@@ -71,6 +93,8 @@ struct pipe_ctx {
 	loff_t off;
 	/* What tee() returned, before the splice() of its copy. */
 	int teed;
+	/* The size F_SETPIPE_SZ asks for: the variant's. */
+	int size;
 };
 
 /* A pipe, non-blocking at both ends so that no check can hang. */
@@ -406,6 +430,115 @@ static bool tee_check(void *arg, int ret, char *why, size_t size)
 	       pipe_holds(c->p[0], data, LEN, "the source pipe", why, size);
 }
 
+/*
+ * fcntl(F_SETPIPE_SZ) of a pipe holding two page buffers, to the variant's
+ * size: pipe_resize_ring() allocates the new ring (fs/pipe.c:1273).
+ */
+static void setsz_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct pipe_ctx *c = arg;
+
+	open_pipe(_metadata, c->p);
+	ASSERT_EQ(HELD, write(c->p[1], data, HELD));
+}
+
+static int setsz_action(void *arg)
+{
+	struct pipe_ctx *c = arg;
+	int ret = fcntl(c->p[1], F_SETPIPE_SZ, c->size);
+
+	return ret < 0 ? -errno : ret;
+}
+
+/*
+ * Success: the size returned is the one asked, and F_GETPIPE_SZ says so.
+ * Failure: F_GETPIPE_SZ still says the default. Either way the bytes held
+ * are all there, in order.
+ */
+static bool setsz_check(void *arg, int ret, char *why, size_t size)
+{
+	struct pipe_ctx *c = arg;
+	int want = ret < 0 ? LEN : c->size;
+	int now = fcntl(c->p[0], F_GETPIPE_SZ);
+
+	if ((ret >= 0 && ret != want) || now != want) {
+		snprintf(why, size,
+			 "F_SETPIPE_SZ gave %d, F_GETPIPE_SZ %d, expected %d",
+			 ret, now, want);
+		return false;
+	}
+	return pipe_holds(c->p[0], data, HELD, "the resized pipe", why, size);
+}
+
+/* write() of three pages into an empty packet (O_DIRECT) pipe. */
+static void packet_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct pipe_ctx *c = arg;
+
+	ASSERT_EQ(0, pipe2(c->p, O_CLOEXEC | O_NONBLOCK | O_DIRECT));
+}
+
+static int packet_action(void *arg)
+{
+	struct pipe_ctx *c = arg;
+	ssize_t ret = write(c->p[1], data, PACKETS);
+
+	return ret < 0 ? -errno : ret;
+}
+
+/*
+ * The pipe holds the bytes written, in packets: a read of more than a
+ * page returns one page at most (pipe_read() stops at a packet,
+ * fs/pipe.c:338).
+ */
+static bool packet_check(void *arg, int ret, char *why, size_t size)
+{
+	struct pipe_ctx *c = arg;
+	size_t n = moved(ret), first = n < 4096 ? n : 4096;
+	ssize_t got = n ? read(c->p[0], back, LEN) : 0;
+
+	if (!(fcntl(c->p[1], F_GETFL) & O_DIRECT) || got != (ssize_t)first ||
+	    memcmp(back, data, first)) {
+		snprintf(why, size,
+			 "first read: %zd bytes, expected a packet of %zu", got,
+			 first);
+		return false;
+	}
+	return pipe_holds(c->p[0], data + first, n - first, "the packet pipe",
+			  why, size);
+}
+
+/* splice() of SOCK_LEN bytes queued on a unix stream socket into a pipe. */
+static void from_sock_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct pipe_ctx *c = arg;
+
+	ASSERT_EQ(0, socketpair(AF_UNIX,
+				SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0,
+				c->q));
+	ASSERT_EQ(SOCK_LEN, write(c->q[0], data, SOCK_LEN));
+	open_pipe(_metadata, c->p);
+}
+
+static int from_sock_action(void *arg)
+{
+	struct pipe_ctx *c = arg;
+	ssize_t ret = splice(c->q[1], NULL, c->p[1], NULL, SOCK_LEN, 0);
+
+	return ret < 0 ? -errno : ret;
+}
+
+/* The pipe holds what left the socket; the socket still holds the rest. */
+static bool from_sock_check(void *arg, int ret, char *why, size_t size)
+{
+	struct pipe_ctx *c = arg;
+	size_t n = moved(ret);
+
+	return pipe_holds(c->p[0], data, n, "the pipe", why, size) &&
+	       pipe_holds(c->q[1], data + n, SOCK_LEN - n, "the socket", why,
+			  size);
+}
+
 /* Closes every pipe end and empties the file. */
 static void pipe_cleanup(struct __test_metadata *_metadata, void *arg, int ret)
 {
@@ -456,6 +589,8 @@ FIXTURE(pipe)
 FIXTURE_VARIANT(pipe)
 {
 	const struct failnth_scenario *op;
+	/* For F_SETPIPE_SZ: the size asked for. */
+	int size;
 };
 
 FAILNTH_VARIANT(pipe, pipe2, .prepare = pipe2_prepare, .action = pipe2_action,
@@ -484,6 +619,30 @@ FAILNTH_VARIANT_ADD(pipe, tee, "tee_then_splice", (), .prepare = tee_prepare,
 		    .cleanup = pipe_cleanup, .settled = pipe_settled,
 		    .allowed = splice_errnos, .full = LEN);
 
+FAILNTH_VARIANT_ADD(pipe, setsz_grow, "fcntl_setpipe_sz_grow",
+		    (.size = 4 * LEN), .prepare = setsz_prepare,
+		    .action = setsz_action, .check = setsz_check,
+		    .cleanup = pipe_cleanup, .settled = pipe_settled,
+		    .allowed = splice_errnos);
+
+FAILNTH_VARIANT_ADD(pipe, setsz_shrink, "fcntl_setpipe_sz_shrink",
+		    (.size = LEN / 4), .prepare = setsz_prepare,
+		    .action = setsz_action, .check = setsz_check,
+		    .cleanup = pipe_cleanup, .settled = pipe_settled,
+		    .allowed = splice_errnos);
+
+FAILNTH_VARIANT_ADD(pipe, packet_write, "write_packet_pipe", (),
+		    .prepare = packet_prepare, .action = packet_action,
+		    .check = packet_check, .cleanup = pipe_cleanup,
+		    .settled = pipe_settled, .allowed = splice_errnos,
+		    .full = PACKETS);
+
+FAILNTH_VARIANT_ADD(pipe, splice_from_sock, "splice_unix_stream_to_pipe", (),
+		    .prepare = from_sock_prepare, .action = from_sock_action,
+		    .check = from_sock_check, .cleanup = pipe_cleanup,
+		    .settled = pipe_settled, .allowed = splice_errnos,
+		    .full = SOCK_LEN);
+
 /* A fresh tmpfs with one empty file, in a private mount namespace. */
 FIXTURE_SETUP(pipe)
 {
@@ -500,6 +659,7 @@ FIXTURE_SETUP(pipe)
 	c->p[1] = -1;
 	c->q[0] = -1;
 	c->q[1] = -1;
+	c->size = variant->size;
 	if (missing)
 		SKIP(return, "%s", missing);
 	data = mmap(NULL, LEN, PROT_READ | PROT_WRITE,
