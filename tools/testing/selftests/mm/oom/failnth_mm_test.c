@@ -24,6 +24,18 @@
  * mremap(MREMAP_DONTUNMAP) must leave the data at the new address and the
  * old range mapped and zero, or nothing changed; brk() growth and shrink
  * must move the break and the [heap] end together, or neither.
+ *
+ * userfaultfd's UFFDIO_COPY, UFFDIO_ZEROPAGE and UFFDIO_MOVE into a
+ * registered range must leave the page resident with its data (mincore(),
+ * a read), or still missing; UFFDIO_REGISTER and UFFDIO_UNREGISTER of the
+ * middle page set "um" on it alone, or leave the flags as they were.
+ * mincore() of a range longer than its one-page buffer fills the vector,
+ * or leaves it as it was; remap_file_pages() shows another file page in
+ * the middle, or the old one (or, as a failed shmat(SHM_REMAP), none). An
+ * mmap() of a memfd with MAP_POPULATE, MADV_POPULATE_READ and the
+ * userfaultfd fills (also UFFDIO_COPY into a shmem hole, which the file
+ * must then hold) work in an empty span, so that they allocate its page
+ * tables; an mmap() of /dev/zero must show a fresh shared mapping.
  */
 
 #define _GNU_SOURCE
@@ -56,6 +68,22 @@
 /* Bytes the memfd scenario writes. */
 #define MEMFD_LEN (16 * 1024)
 
+/* UFFDIO_MOVE (6.8) for old headers: include/uapi/linux/userfaultfd.h */
+#ifndef UFFDIO_MOVE
+struct uffdio_move {
+	__u64 dst;
+	__u64 src;
+	__u64 len;
+	__u64 mode;
+	__s64 move;
+};
+
+#define UFFDIO_MOVE _IOWR(UFFDIO, 0x05, struct uffdio_move)
+#endif
+
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22
+#endif
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
 #endif
@@ -84,6 +112,20 @@ static const int madv_errnos[] = { EAGAIN, 0 };
  */
 static const int shmem_errnos[] = { ENOMEM, ENOSPC, 0 };
 
+struct mm_state;
+
+/*
+ * A madvise() that sets a VMA flag on the middle page: the advice, the
+ * flag's VmFlags mnemonic in smaps, and what a child forked after a
+ * success must see (NULL: a fork shows nothing of it). A failure leaves
+ * the flag unset and a child sees all three pages.
+ */
+struct madv_flag {
+	int advice;
+	const char *flag;
+	bool (*forked)(struct mm_state *st, char *why, size_t size);
+};
+
 /* The state of one scenario, shared by its callbacks. */
 struct mm_state {
 	size_t page;
@@ -103,6 +145,8 @@ struct mm_state {
 	int step;
 	/* The variant's madvise() flag (madv_flag_check()). */
 	const struct madv_flag *madv;
+	/* The variant's extra mmap() flags (mmap_memfd_action()). */
+	int mmap_flags;
 };
 
 /* The byte at @off in page @pg of a mapping prepare() filled. */
@@ -264,18 +308,22 @@ static int mmap_anon_action(void *arg)
 	return 0;
 }
 
-/* Success: mapped read-write, reads zero, keeps what is written. */
-static bool mmap_anon_check(void *arg, int ret, char *why, size_t size)
+/* Success: mapped with @perms, reads zero, keeps what is written. */
+static bool fresh_mapped(struct mm_state *st, int ret, const char *perms,
+			 char *why, size_t size)
 {
-	struct mm_state *st = arg;
-
 	if (ret < 0)
 		return true;
-	if (!maps_range(st->result, st->len, "rw-p", why, size) ||
+	if (!maps_range(st->result, st->len, perms, why, size) ||
 	    !zeroed(st->result, st->len, why, size))
 		return false;
 	fill(st->result, 0, NR_PAGES, st->page);
 	return filled(st->result, 0, NR_PAGES, st->page, why, size);
+}
+
+static bool mmap_anon_check(void *arg, int ret, char *why, size_t size)
+{
+	return fresh_mapped(arg, ret, "rw-p", why, size);
 }
 
 /* mmap() of a memfd that holds data. */
@@ -302,8 +350,9 @@ static int mmap_memfd_action(void *arg)
 	struct mm_state *st = arg;
 	char *p;
 
-	p = mmap(NULL, st->len, PROT_READ | PROT_WRITE, MAP_SHARED, st->memfd,
-		 0);
+	/* st->addr: NULL, or a hint (memfd_populate_prepare()). */
+	p = mmap(st->addr, st->len, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | st->mmap_flags, st->memfd, 0);
 	if (p == MAP_FAILED)
 		return -errno;
 	st->result = p;
@@ -519,11 +568,11 @@ static bool madv_dontneed_check(void *arg, int ret, char *why, size_t size)
 
 /* madvise(MADV_POPULATE_WRITE) of fresh pages: all resident after. */
 
-static void fresh_pages_prepare(struct __test_metadata *_metadata, void *arg)
+/* A fresh anonymous mapping of @nr pages at st->addr. */
+static void map_fresh(struct __test_metadata *_metadata, struct mm_state *st,
+		      size_t nr)
 {
-	struct mm_state *st = arg;
-
-	st->len = NR_FILL * st->page;
+	st->len = nr * st->page;
 	st->addr = mmap(NULL, st->len, PROT_READ | PROT_WRITE,
 			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, st->addr)
@@ -533,11 +582,52 @@ static void fresh_pages_prepare(struct __test_metadata *_metadata, void *arg)
 	}
 }
 
+static void fresh_pages_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	map_fresh(_metadata, arg, NR_FILL);
+}
+
+/*
+ * A fresh anonymous mapping of @nr pages at the start of an empty span of
+ * the size one page-middle-directory page maps (1 GiB with 4 KiB pages),
+ * so that the first fault or fill in it allocates that table and a
+ * page-table page (page points): a mapping left where mmap() puts it
+ * shares its tables with the mappings next to it. The span is reserved
+ * PROT_NONE and MAP_NORESERVE: no memory, no commit charge.
+ */
+static char *map_fresh_table(struct __test_metadata *_metadata,
+			     struct mm_state *st, size_t nr)
+{
+	unsigned long entries = st->page / sizeof(long);
+	unsigned long span = st->page * entries * entries;
+	char *p = mmap(NULL, 2 * span, PROT_NONE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	ASSERT_NE(MAP_FAILED, p);
+	unmap(_metadata, p, 2 * span);
+	p = (char *)(((unsigned long)p + span - 1) & ~(span - 1));
+	p = mmap(p, nr * st->page, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	ASSERT_NE(MAP_FAILED, p)
+	{
+		TH_LOG("mmap of a fresh span: %s", strerror(errno));
+	}
+	return p;
+}
+
+static void fresh_table_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct mm_state *st = arg;
+
+	st->len = NR_FILL * st->page;
+	st->addr = map_fresh_table(_metadata, st, NR_FILL);
+}
+
 static int madv_populate_action(void *arg)
 {
 	struct mm_state *st = arg;
 
-	return madvise(st->addr, st->len, MADV_POPULATE_WRITE) ? -errno : 0;
+	return madvise(st->addr, st->len, st->madv->advice) ? -errno : 0;
 }
 
 /* Whether all of the mapping is resident; if not, names a page that is not. */
@@ -672,27 +762,42 @@ static bool memfd_seal_check(void *arg, int ret, char *why, size_t size)
  * mapping. The fd stays in the state either way.
  */
 
-static int uffd_action(void *arg)
+/* userfaultfd() + UFFDIO_API into st->uffd: 0 or -errno (st->step: which). */
+static int uffd_open(struct mm_state *st)
 {
-	struct mm_state *st = arg;
 	struct uffdio_api api = { .api = UFFD_API };
-	struct uffdio_register reg = {
-		.range = { (unsigned long)st->addr, st->len },
-		.mode = UFFDIO_REGISTER_MODE_MISSING,
-	};
 
 	st->step = 1;
 	st->uffd = syscall(__NR_userfaultfd, O_CLOEXEC | O_NONBLOCK);
 	if (st->uffd < 0)
 		return -errno;
 	st->step = 2;
-	if (ioctl(st->uffd, UFFDIO_API, &api))
-		return -errno;
+	return ioctl(st->uffd, UFFDIO_API, &api) ? -errno : 0;
+}
+
+/* UFFDIO_REGISTER (missing mode) of @len bytes at @addr: 0 or -errno. */
+static int uffd_register(struct mm_state *st, void *addr, size_t len)
+{
+	struct uffdio_register reg = {
+		.range = { (unsigned long)addr, len },
+		.mode = UFFDIO_REGISTER_MODE_MISSING,
+	};
+
+	return ioctl(st->uffd, UFFDIO_REGISTER, &reg) ? -errno : 0;
+}
+
+static int uffd_action(void *arg)
+{
+	struct mm_state *st = arg;
+	int ret = uffd_open(st);
+
+	if (ret)
+		return ret;
 	st->step = 3;
-	if (ioctl(st->uffd, UFFDIO_REGISTER, &reg))
-		return -errno;
-	st->step = 0;
-	return 0;
+	ret = uffd_register(st, st->addr, st->len);
+	if (!ret)
+		st->step = 0;
+	return ret;
 }
 
 /* Whether the mapping at @addr has the VmFlags mnemonic @flag in smaps. */
@@ -1163,18 +1268,6 @@ static bool child_has_all(struct mm_state *st, char *why, size_t size)
 	return three_pages_are(st, "rw-p", why, size);
 }
 
-/*
- * A madvise() that sets a VMA flag on the middle page: the advice, the
- * flag's VmFlags mnemonic in smaps, and what a child forked after a
- * success must see (NULL: a fork shows nothing of it). A failure leaves
- * the flag unset and a child sees all three pages.
- */
-struct madv_flag {
-	int advice;
-	const char *flag;
-	bool (*forked)(struct mm_state *st, char *why, size_t size);
-};
-
 /* MADV_DONTFORK: VM_DONTCOPY ("dc"); a forked child lacks the page. */
 static const struct madv_flag madv_dontfork = {
 	.advice = MADV_DONTFORK,
@@ -1596,19 +1689,25 @@ static void mremap_fixed_cleanup(struct __test_metadata *_metadata, void *arg,
  * as F4's leftover split without a gap, is a failure.
  */
 
-/* The maps before the armed shmat(), and the same without the middle. */
+/*
+ * The maps before the armed shmat() or remap_file_pages(), and the same
+ * without the middle page.
+ */
 static char shm_maps[FAILNTH_MAPS_SIZE], shm_maps_gap[FAILNTH_MAPS_SIZE];
 
 /*
  * @maps with its line for [@lo, @hi) split around [@cut, @cut + @len),
- * the hole, into @out: 0, or -ENOENT when no line is for [@lo, @hi).
+ * the hole, into @out: 0, or -ENOENT when no line is for [@lo, @hi). The
+ * part after the hole of a @file mapping starts at its own file offset.
  */
 static int maps_cut(const char *maps, unsigned long lo, unsigned long hi,
-		    unsigned long cut, unsigned long len, char *out,
+		    unsigned long cut, unsigned long len, bool file, char *out,
 		    size_t size)
 {
 	const char *line, *tail, *next;
+	unsigned long off;
 	char range[64];
+	char *rest;
 
 	snprintf(range, sizeof(range), "%08lx-%08lx ", lo, hi);
 	for (line = maps; *line; line = next) {
@@ -1620,16 +1719,31 @@ static int maps_cut(const char *maps, unsigned long lo, unsigned long hi,
 	if (!*line)
 		return -ENOENT;
 	tail = line + strlen(range) - 1;
-	snprintf(out, size, "%.*s%08lx-%08lx%.*s%08lx-%08lx%.*s%s",
+	/* " rw-p 00000000 ...": the offset after the permissions. */
+	off = strtoul(tail + 6, &rest, 16);
+	if (file)
+		off += cut + len - lo;
+	snprintf(out, size, "%.*s%08lx-%08lx%.*s%08lx-%08lx%.6s%08lx%.*s%s",
 		 (int)(line - maps), maps, lo, cut, (int)(next - tail), tail,
-		 cut + len, hi, (int)(next - tail), tail, next);
+		 cut + len, hi, tail, off, (int)(next - rest), rest, next);
 	return 0;
+}
+
+/* The maps now into shm_maps, and without the second page of st->addr. */
+static void maps_snap_gap(struct __test_metadata *_metadata,
+			  struct mm_state *st)
+{
+	unsigned long lo = (unsigned long)st->addr;
+
+	ASSERT_LE(0, failnth_read_maps(shm_maps, sizeof(shm_maps)));
+	ASSERT_EQ(0,
+		  maps_cut(shm_maps, lo, lo + st->len, lo + st->page, st->page,
+			   st->memfd >= 0, shm_maps_gap, sizeof(shm_maps_gap)));
 }
 
 static void shm_remap_prepare(struct __test_metadata *_metadata, void *arg)
 {
 	struct mm_state *st = arg;
-	unsigned long lo;
 
 	three_pages_prepare(_metadata, arg);
 	st->nr_shm = count_shm();
@@ -1638,10 +1752,7 @@ static void shm_remap_prepare(struct __test_metadata *_metadata, void *arg)
 	{
 		TH_LOG("shmget: %s", strerror(errno));
 	}
-	lo = (unsigned long)st->addr;
-	ASSERT_LE(0, failnth_read_maps(shm_maps, sizeof(shm_maps)));
-	ASSERT_EQ(0, maps_cut(shm_maps, lo, lo + 3 * st->page, lo + st->page,
-			      st->page, shm_maps_gap, sizeof(shm_maps_gap)));
+	maps_snap_gap(_metadata, st);
 }
 
 static int shm_remap_action(void *arg)
@@ -1693,6 +1804,428 @@ static void shm_remap_cleanup(struct __test_metadata *_metadata, void *arg,
 	mm_reset(_metadata, st);
 }
 
+/*
+ * userfaultfd ioctls on a range registered in prepare (missing mode):
+ * UFFDIO_COPY of a filled page (pattern page 5, at st->src) and
+ * UFFDIO_ZEROPAGE, each into the second of NR_PAGES fresh pages. A failed
+ * page, page-table or anon_vma allocation is ENOMEM
+ * (mm/userfaultfd.c:252 mfill_atomic_pte_copy(), :785 and :792
+ * mfill_atomic(), :52 uffd_lock_vma()'s anon_vma_prepare(), linux 6.12).
+ * A success: the page is resident and holds the source's data or zeroes.
+ * A failure: the page is still missing (mincore()), the others too. No
+ * missing page is read: that would wait for a handler.
+ */
+
+static void uffd_fill_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct mm_state *st = arg;
+
+	/* The source first: the range must not merge into its mapping. */
+	st->src = map_filled(_metadata, st, 1);
+	fill(st->src, 5, 1, st->page);
+	st->len = NR_PAGES * st->page;
+	st->addr = map_fresh_table(_metadata, st, NR_PAGES);
+	/* uffd_shmem_prepare(): the memfd's holes over the fresh range. */
+	if (st->memfd >= 0)
+		ASSERT_EQ(st->addr,
+			  mmap(st->addr, st->len, PROT_READ | PROT_WRITE,
+			       MAP_SHARED | MAP_FIXED, st->memfd, 0));
+	ASSERT_EQ(0, uffd_open(st));
+	ASSERT_EQ(0, uffd_register(st, st->addr, st->len));
+}
+
+static int uffd_copy_action(void *arg)
+{
+	struct mm_state *st = arg;
+	struct uffdio_copy copy = {
+		.dst = (unsigned long)st->addr + st->page,
+		.src = (unsigned long)st->src,
+		.len = st->page,
+	};
+
+	return ioctl(st->uffd, UFFDIO_COPY, &copy) ? -errno : 0;
+}
+
+static int uffd_zeropage_action(void *arg)
+{
+	struct mm_state *st = arg;
+	struct uffdio_zeropage zp = {
+		.range = { (unsigned long)st->addr + st->page, st->page },
+	};
+
+	return ioctl(st->uffd, UFFDIO_ZEROPAGE, &zp) ? -errno : 0;
+}
+
+/*
+ * Whether mincore() finds page @pg of the mapping resident and the others
+ * not (@pg < 0: none); if not, says which.
+ */
+static bool resident_only(struct mm_state *st, int pg, char *why, size_t size)
+{
+	unsigned char vec[NR_PAGES];
+	int i;
+
+	if (mincore(st->addr, st->len, vec)) {
+		snprintf(why, size, "mincore: %s", strerror(errno));
+		return false;
+	}
+	for (i = 0; i < NR_PAGES; i++) {
+		int want = i == pg;
+
+		if ((vec[i] & 1) != want) {
+			snprintf(why, size, "page %d %sresident", i,
+				 vec[i] & 1 ? "" : "not ");
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * The range after a fill of its second page with pattern page @src_pg (-1:
+ * zeroes): that page resident and holding it, or, after a failure, no page
+ * resident.
+ */
+static bool uffd_filled(struct mm_state *st, int ret, int src_pg, char *why,
+			size_t size)
+{
+	const char *perms = st->memfd >= 0 ? "rw-s" : "rw-p";
+	char *mid = st->addr + st->page;
+
+	if (!maps_range(st->addr, st->len, perms, why, size))
+		return false;
+	if (ret < 0)
+		return resident_only(st, -1, why, size);
+	if (!resident_only(st, 1, why, size))
+		return false;
+	if (src_pg < 0)
+		return zeroed(mid, st->page, why, size);
+	return filled(mid, src_pg, 1, st->page, why, size);
+}
+
+static bool uffd_copy_check(void *arg, int ret, char *why, size_t size)
+{
+	return uffd_filled(arg, ret, 5, why, size);
+}
+
+static bool uffd_zeropage_check(void *arg, int ret, char *why, size_t size)
+{
+	return uffd_filled(arg, ret, -1, why, size);
+}
+
+/*
+ * UFFDIO_COPY into a registered MAP_SHARED memfd of NR_PAGES holes:
+ * mm/shmem.c:shmem_mfill_atomic_pte() allocates the file's folio, and a
+ * failed one is ENOMEM (mm/shmem.c:3032-3035, linux 6.12), as are its
+ * failed page-cache insertion and page tables. A success: as UFFDIO_COPY,
+ * and the file holds the page (pread()); a failure: the file's page is
+ * still a hole, reading zero, and not in the page cache (mincore() of a
+ * shared mapping reports the page cache).
+ */
+static void uffd_shmem_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct mm_state *st = arg;
+
+	st->memfd = memfd_create("failnth", MFD_CLOEXEC);
+	ASSERT_LE(0, st->memfd)
+	{
+		TH_LOG("memfd_create: %s", strerror(errno));
+	}
+	ASSERT_EQ(0, ftruncate(st->memfd, NR_PAGES * st->page));
+	uffd_fill_prepare(_metadata, arg);
+}
+
+static bool uffd_shmem_check(void *arg, int ret, char *why, size_t size)
+{
+	static char buf[64 * 1024];
+	struct mm_state *st = arg;
+	ssize_t len = st->page;
+
+	if (!uffd_copy_check(arg, ret, why, size))
+		return false;
+	if (len > sizeof(buf) || pread(st->memfd, buf, len, len) != len) {
+		snprintf(why, size, "pread of the memfd: %s", strerror(errno));
+		return false;
+	}
+	if (ret < 0)
+		return zeroed(buf, len, why, size);
+	return filled(buf, 5, 1, len, why, size);
+}
+
+/*
+ * UFFDIO_MOVE of the filled page at st->src into the registered range:
+ * mm/userfaultfd.c:move_pages(), whose failed page-table allocations are
+ * ENOMEM (:1778, :1784, :1840, :1846) and whose anon_vma_prepare() of the
+ * destination is ENOMEM too (find_vmas_mm_locked() :1526). A success:
+ * the page is in the range as after UFFDIO_COPY, and the source reads
+ * zero (not registered, its page gone); a failure: the source keeps it.
+ */
+static int uffd_move_action(void *arg)
+{
+	struct mm_state *st = arg;
+	struct uffdio_move move = {
+		.dst = (unsigned long)st->addr + st->page,
+		.src = (unsigned long)st->src,
+		.len = st->page,
+	};
+
+	return ioctl(st->uffd, UFFDIO_MOVE, &move) ? -errno : 0;
+}
+
+static bool uffd_move_check(void *arg, int ret, char *why, size_t size)
+{
+	struct mm_state *st = arg;
+
+	if (!uffd_copy_check(arg, ret, why, size) ||
+	    !maps_range(st->src, st->page, "rw-p", why, size))
+		return false;
+	if (ret < 0)
+		return filled(st->src, 5, 1, st->page, why, size);
+	return zeroed(st->src, st->page, why, size);
+}
+
+/*
+ * UFFDIO_REGISTER of the middle page of three filled pages, and
+ * UFFDIO_UNREGISTER of the middle page of three registered ones: each
+ * splits the mapping in three through vma_modify_flags_uffd(), whose
+ * failure is ENOMEM (mm/userfaultfd.c:1988-1993 for the register,
+ * fs/userfaultfd.c:1529 for the unregister, linux 6.12). A success:
+ * "um" (VM_UFFD_MISSING) on the middle page alone, or on the outer pages
+ * alone; a failure: the flags and the mapping as before.
+ */
+
+static void uffd_three_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct mm_state *st = arg;
+
+	three_pages_prepare(_metadata, arg);
+	ASSERT_EQ(0, uffd_open(st));
+}
+
+static void uffd_three_registered_prepare(struct __test_metadata *_metadata,
+					  void *arg)
+{
+	struct mm_state *st = arg;
+
+	uffd_three_prepare(_metadata, arg);
+	ASSERT_EQ(0, uffd_register(st, st->addr, st->len));
+}
+
+static int uffd_register_split_action(void *arg)
+{
+	struct mm_state *st = arg;
+
+	return uffd_register(st, st->addr + st->page, st->page);
+}
+
+static int uffd_unregister_split_action(void *arg)
+{
+	struct mm_state *st = arg;
+	struct uffdio_range range = { (unsigned long)st->addr + st->page,
+				      st->page };
+
+	return ioctl(st->uffd, UFFDIO_UNREGISTER, &range) ? -errno : 0;
+}
+
+static bool uffd_register_split_check(void *arg, int ret, char *why,
+				      size_t size)
+{
+	return three_pages_are(arg, "rw-p", why, size) &&
+	       three_flags_are(arg, "um", ret < 0 ? "000" : "010", why, size);
+}
+
+static bool uffd_unregister_split_check(void *arg, int ret, char *why,
+					size_t size)
+{
+	return three_pages_are(arg, "rw-p", why, size) &&
+	       three_flags_are(arg, "um", ret < 0 ? "111" : "101", why, size);
+}
+
+/*
+ * mincore() of MINCORE_PAGES pages, one in MINCORE_STEP of them touched:
+ * a vector longer than the one page mincore() allocates for its chunks,
+ * whose failed allocation is EAGAIN (mm/mincore.c:255-257, linux 6.12). A
+ * success: each byte is 1 for a touched page and 0 for the others; a
+ * failure: the vector as it was (0xee).
+ */
+
+#define MINCORE_PAGES 5000
+#define MINCORE_STEP 1000
+
+static const int mincore_errnos[] = { EAGAIN, 0 };
+
+static unsigned char mincore_vec[MINCORE_PAGES];
+
+static void mincore_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct mm_state *st = arg;
+	size_t pg;
+
+	map_fresh(_metadata, st, MINCORE_PAGES);
+	for (pg = 0; pg < MINCORE_PAGES; pg += MINCORE_STEP)
+		st->addr[pg * st->page] = 1;
+	memset(mincore_vec, 0xee, sizeof(mincore_vec));
+}
+
+static int mincore_action(void *arg)
+{
+	struct mm_state *st = arg;
+
+	return mincore(st->addr, st->len, mincore_vec) ? -errno : 0;
+}
+
+static bool mincore_check(void *arg, int ret, char *why, size_t size)
+{
+	size_t pg;
+	int want;
+
+	for (pg = 0; pg < MINCORE_PAGES; pg++) {
+		want = ret < 0 ? 0xee : !(pg % MINCORE_STEP);
+		if (mincore_vec[pg] != want) {
+			snprintf(why, size, "vector byte %zu is 0x%x, not 0x%x",
+				 pg, mincore_vec[pg], want);
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * The memfd of mmap_memfd_prepare() mapped shared at st->addr: NR_PAGES
+ * pages holding the pattern.
+ */
+static void memfd_shared_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct mm_state *st = arg;
+
+	mmap_memfd_prepare(_metadata, arg);
+	st->addr = mmap(NULL, st->len, PROT_READ | PROT_WRITE, MAP_SHARED,
+			st->memfd, 0);
+	ASSERT_NE(MAP_FAILED, st->addr)
+	{
+		st->addr = NULL;
+		TH_LOG("mmap: %s", strerror(errno));
+	}
+}
+
+/*
+ * Whether the pages of the mapping at st->addr (shared if st->memfd is
+ * open) but the second are mapped and keep their data; if not, says where.
+ */
+static bool outer_pages_kept(struct mm_state *st, char *why, size_t size)
+{
+	const char *perms = st->memfd >= 0 ? "rw-s" : "rw-p";
+	size_t pg;
+	char *p;
+
+	for (pg = 0; pg < st->len / st->page; pg++) {
+		p = st->addr + pg * st->page;
+		if (pg != 1 && (!maps_range(p, st->page, perms, why, size) ||
+				!filled(p, pg, 1, st->page, why, size)))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * remap_file_pages() of the second page of the shared memfd mapping to
+ * file page 3. Linux 6.12 emulates it with do_mmap(MAP_FIXED) of the
+ * file over the range (mm/mmap.c:1769-1770), whose failures are ENOMEM.
+ * A success: the second page shows file page 3, the others their own. A
+ * failure: the maps as before, or with the second page gone, as after a
+ * failed shmat(SHM_REMAP) (see there: mm/vma.h:262-272, the gap
+ * vms_abort_munmap_vmas() leaves once the file's ->mmap() has run); the
+ * other pages their own.
+ */
+
+static int remap_file_pages_action(void *arg)
+{
+	struct mm_state *st = arg;
+
+	return remap_file_pages(st->addr + st->page, st->page, 0, 3, 0) ?
+		       -errno :
+		       0;
+}
+
+static void remap_file_pages_prepare(struct __test_metadata *_metadata,
+				     void *arg)
+{
+	memfd_shared_prepare(_metadata, arg);
+	maps_snap_gap(_metadata, arg);
+}
+
+static bool remap_file_pages_check(void *arg, int ret, char *why, size_t size)
+{
+	struct mm_state *st = arg;
+	char *mid = st->addr + st->page;
+
+	if (!outer_pages_kept(st, why, size))
+		return false;
+	if (ret < 0 && failnth_maps_same(NULL, shm_maps_gap, "", why, size))
+		return maps_range(mid, st->page, NULL, why, size);
+	if (ret < 0 &&
+	    !failnth_maps_same(NULL, shm_maps, "after the failure", why, size))
+		return false;
+	return maps_range(mid, st->page, "rw-s", why, size) &&
+	       filled(mid, ret < 0 ? 1 : 3, 1, st->page, why, size);
+}
+
+/*
+ * mmap() of /dev/zero, MAP_SHARED: shmem_zero_setup() creates a shmem
+ * file for it (mm/shmem.c), whose failed inode is ENOSPC (shmem_errnos).
+ * A success: a shared read-write mapping that reads zero and keeps what
+ * is written.
+ */
+
+/*
+ * mmap(MAP_POPULATE) of the filled memfd, at the start of an empty span
+ * (a hint: map_fresh_table()), so that populating allocates its tables.
+ */
+static void memfd_populate_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct mm_state *st = arg;
+
+	mmap_memfd_prepare(_metadata, arg);
+	st->addr = map_fresh_table(_metadata, st, NR_PAGES);
+	unmap(_metadata, st->addr, st->len);
+}
+
+static void dev_zero_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct mm_state *st = arg;
+
+	st->len = NR_PAGES * st->page;
+	st->memfd = open("/dev/zero", O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, st->memfd)
+	{
+		TH_LOG("/dev/zero: %s", strerror(errno));
+	}
+}
+
+static void memfd_populate_cleanup(struct __test_metadata *_metadata, void *arg,
+				   int ret)
+{
+	struct mm_state *st = arg;
+
+	/* st->addr was a hint: the mapping, if any, is st->result. */
+	st->addr = NULL;
+	mm_reset(_metadata, st);
+}
+
+static bool dev_zero_check(void *arg, int ret, char *why, size_t size)
+{
+	return fresh_mapped(arg, ret, "rw-s", why, size);
+}
+
+/* MADV_POPULATE_READ and _WRITE of fresh pages (madv_populate_action()). */
+static const struct madv_flag madv_populate_read = {
+	.advice = MADV_POPULATE_READ,
+};
+
+static const struct madv_flag madv_populate_write = {
+	.advice = MADV_POPULATE_WRITE,
+};
+
 FIXTURE(mm)
 {
 	struct mm_state ctx;
@@ -1703,6 +2236,10 @@ FIXTURE_VARIANT(mm)
 	const struct failnth_scenario *op;
 	/* The madvise variants: the advice and the flag it sets. */
 	const struct madv_flag *madv;
+	/* mmap_memfd_action()'s extra flags. */
+	int mmap_flags;
+	/* Needs userfaultfd(). */
+	bool uffd;
 };
 
 FAILNTH_VARIANT(mm, mmap_anon, .allowed = mm_errnos, .action = mmap_anon_action,
@@ -1741,11 +2278,24 @@ FAILNTH_VARIANT(mm, madv_dontneed, .allowed = mm_errnos, .prepare = zap_prepare,
  * first error: a failure may leave part of the range populated, so
  * residency cannot tell.
  */
-FAILNTH_VARIANT(mm, madv_populate_write, .allowed = mm_errnos,
-		.success_unseen =
-			"a failed populate may have populated part of the range",
-		.prepare = fresh_pages_prepare, .action = madv_populate_action,
-		.check = madv_populate_check, .cleanup = mm_cleanup);
+#define POPULATE_UNSEEN "a failed populate may have populated part of the range"
+
+FAILNTH_VARIANT_MORE(mm, madv_populate_write, (.madv = &madv_populate_write),
+		     .allowed = mm_errnos, .success_unseen = POPULATE_UNSEEN,
+		     .prepare = fresh_pages_prepare,
+		     .action = madv_populate_action,
+		     .check = madv_populate_check, .cleanup = mm_cleanup);
+
+/*
+ * MADV_POPULATE_READ maps the zero page (mm/madvise.c:madvise_populate():
+ * its page tables may fail, ENOMEM as for the write); the pages read zero
+ * and are resident.
+ */
+FAILNTH_VARIANT_MORE(mm, madv_populate_read, (.madv = &madv_populate_read),
+		     .allowed = mm_errnos, .success_unseen = POPULATE_UNSEEN,
+		     .prepare = fresh_table_prepare,
+		     .action = madv_populate_action,
+		     .check = madv_populate_check, .cleanup = mm_cleanup);
 
 FAILNTH_VARIANT(mm, memfd_seal, .allowed = shmem_errnos, .full = MEMFD_LEN,
 		.prepare = memfd_seal_prepare, .action = memfd_seal_action,
@@ -1820,6 +2370,61 @@ FAILNTH_VARIANT(mm, shmat_remap, .allowed = mm_errnos,
 		.check = shm_remap_check, .cleanup = shm_remap_cleanup,
 		.settled = shm_settled, .maps_may_change = true);
 
+FAILNTH_VARIANT_MORE(mm, uffd_copy, (.uffd = true), .allowed = mm_errnos,
+		     .prepare = uffd_fill_prepare, .action = uffd_copy_action,
+		     .check = uffd_copy_check, .cleanup = mremap_fixed_cleanup);
+
+FAILNTH_VARIANT_MORE(mm, uffd_zeropage, (.uffd = true), .allowed = mm_errnos,
+		     .prepare = uffd_fill_prepare,
+		     .action = uffd_zeropage_action,
+		     .check = uffd_zeropage_check,
+		     .cleanup = mremap_fixed_cleanup);
+
+FAILNTH_VARIANT_MORE(mm, uffd_copy_shmem, (.uffd = true), .allowed = mm_errnos,
+		     .prepare = uffd_shmem_prepare, .action = uffd_copy_action,
+		     .check = uffd_shmem_check,
+		     .cleanup = mremap_fixed_cleanup);
+
+FAILNTH_VARIANT_MORE(mm, uffd_move, (.uffd = true), .allowed = mm_errnos,
+		     .prepare = uffd_fill_prepare, .action = uffd_move_action,
+		     .check = uffd_move_check, .cleanup = mremap_fixed_cleanup);
+
+FAILNTH_VARIANT_MORE(mm, uffd_register_split, (.uffd = true),
+		     .allowed = mm_errnos, .prepare = uffd_three_prepare,
+		     .action = uffd_register_split_action,
+		     .check = uffd_register_split_check, .cleanup = mm_cleanup);
+
+FAILNTH_VARIANT_MORE(mm, uffd_unregister_split, (.uffd = true),
+		     .allowed = mm_errnos,
+		     .prepare = uffd_three_registered_prepare,
+		     .action = uffd_unregister_split_action,
+		     .check = uffd_unregister_split_check,
+		     .cleanup = mm_cleanup);
+
+FAILNTH_VARIANT(mm, mincore_large, .allowed = mincore_errnos,
+		.prepare = mincore_prepare, .action = mincore_action,
+		.check = mincore_check, .cleanup = mm_cleanup);
+
+FAILNTH_VARIANT(mm, remap_file_pages, .allowed = mm_errnos,
+		.prepare = remap_file_pages_prepare,
+		.action = remap_file_pages_action,
+		.check = remap_file_pages_check, .cleanup = mm_cleanup,
+		.maps_may_change = true);
+
+FAILNTH_VARIANT(mm, mmap_dev_zero, .allowed = shmem_errnos,
+		.prepare = dev_zero_prepare, .action = mmap_memfd_action,
+		.check = dev_zero_check, .cleanup = mm_cleanup);
+
+/*
+ * MAP_POPULATE: vm_mmap_pgoff() ignores what populating fails
+ * (mm/util.c:593, mm_populate() with ignore_errors), so a success shows
+ * the file's data whatever was populated.
+ */
+FAILNTH_VARIANT_MORE(mm, mmap_memfd_populate, (.mmap_flags = MAP_POPULATE),
+		     .allowed = mm_errnos, .prepare = memfd_populate_prepare,
+		     .action = mmap_memfd_action, .check = mmap_memfd_check,
+		     .cleanup = memfd_populate_cleanup);
+
 FIXTURE_SETUP(mm)
 {
 	const char *missing = failnth_missing();
@@ -1829,9 +2434,10 @@ FIXTURE_SETUP(mm)
 	self->ctx.uffd = -1;
 	self->ctx.shmid = -1;
 	self->ctx.madv = variant->madv;
+	self->ctx.mmap_flags = variant->mmap_flags;
 	if (missing)
 		SKIP(return, "%s", missing);
-	if (variant->op->action == uffd_action) {
+	if (variant->op->action == uffd_action || variant->uffd) {
 		int fd = syscall(__NR_userfaultfd, O_CLOEXEC);
 
 		if (fd < 0 && errno == ENOSYS) {
