@@ -15,7 +15,16 @@
  * batch; a rule that looks up an anonymous set made in its batch (the
  * set's binding); the deletion of set elements, of a rule and of a table
  * with content; a rule replaced by its handle; a dormant table woken up
- * (its base chain's hook registered). The packet path: a datagram sent
+ * (its base chain's hook registered). The intricate transactions: a rule
+ * that jumps to an anonymous chain bound to it, made in its batch, and that
+ * rule deleted (its chain with it); a verdict map with a catch-all element;
+ * a set whose elements each hold a counter; a rule referring to a counter
+ * object, and a map of objects; a rule inserted before another
+ * (NFTA_RULE_POSITION), and one appended after many; a chain renamed and a
+ * base chain's policy changed; NFT_MSG_DESTROY* of what exists and of what
+ * does not; a set flushed; a set made and deleted in one batch; a batch
+ * whose last message is invalid; a table owned by the socket that made it,
+ * gone when that socket closes. The packet path: a datagram sent
  * over loopback to a base chain on the input hook whose rule counts
  * packets of ct state new; their conntrack entry is allocated on the way
  * out, in the sender's context (the loopback skb keeps it). The counter
@@ -123,14 +132,36 @@ enum {
 	C_FLOWTABLES,
 	C_PKTS,
 	C_DORMANT,
+	/* The objects' uses (NFTA_OBJ_USE); the elements' expressions. */
+	C_OBJUSE,
+	C_ELEMEXPRS,
+	/* For each rule of more expressions, the one-expression rules before. */
+	C_AT,
+	/* Chains named RENAMED, base chains of policy drop, owned tables. */
+	C_RENAMED,
+	C_DROP,
+	C_OWNED,
 	C_NR,
 };
 
 static const char *const census_name[C_NR] = {
-	"tables",	   "chains",	     "base chains",
-	"rules",	   "expressions",    "sets",
-	"elements",	   "objects",	     "flowtables",
-	"packets counted", "dormant tables",
+	"tables",
+	"chains",
+	"base chains",
+	"rules",
+	"expressions",
+	"sets",
+	"elements",
+	"objects",
+	"flowtables",
+	"packets counted",
+	"dormant tables",
+	"object uses",
+	"element expressions",
+	"rules before a match",
+	"renamed chains",
+	"drop policies",
+	"owned tables",
 };
 
 struct census {
@@ -163,15 +194,50 @@ enum {
 	P_REPLACE = 1 << 14,
 	P_DELRULE = 1 << 15,
 	P_DELTABLE = 1 << 16,
+	/* TABLE owned by the socket c->own (with P_TABLE). */
+	P_OWNER = 1 << 17,
+	/* On BASE: a jump to a chain bound to it, with its accept rule. */
+	P_BIND = 1 << 18,
+	/* On BASE: "counter name cnt" (P_OBJS's counter). */
+	P_OBJREF = 1 << 19,
+	/* On BASE: three "accept"; a match rule before the last, or after. */
+	P_MANY = 1 << 20,
+	P_INSERT = 1 << 21,
+	P_APPEND = 1 << 22,
+	/* AUX renamed RENAMED (by its handle); BASE's policy drop. */
+	P_RENAME = 1 << 23,
+	P_POLICY = 1 << 24,
+	/* The variant's set deleted (in the batch that made it, say). */
+	P_DELSET = 1 << 25,
+	/* NFT_MSG_DESTROYSET of the set, NFT_MSG_DESTROYOBJ of none. */
+	P_DESTROY = 1 << 26,
+	/* NFT_MSG_DELSETELEM of no element: the set flushed. */
+	P_FLUSH = 1 << 27,
+	/* Last: NFT_MSG_DELCHAIN of a chain that does not exist. */
+	P_INVALID = 1 << 28,
 };
+
+#define RENAMED "renamed"
+/*
+ * NFT_MSG_DESTROYSET and NFT_MSG_DESTROYOBJ (linux 6.3;
+ * include/uapi/linux/netfilter/nf_tables.h:140, 142), which older uapi
+ * headers lack.
+ */
+#define MSG_DESTROYSET 29
+#define MSG_DESTROYOBJ 31
+/* The NFTA_CHAIN_ID of the bound chain. */
+#define CHAIN_ID 7
 
 struct elem {
 	/* The key: an address, followed by @peer's in a concatenation. */
 	unsigned char addr[4], peer[4];
+	/* NFT_SET_ELEM_CATCHALL: no key. */
 	unsigned int flags;
 	/* A verdict map's (0: none; not NF_DROP), NFT_JUMP to AUX. */
 	int verdict;
 	bool timeout;
+	/* An object map's: the object's name. */
+	const char *obj;
 };
 
 struct set_spec {
@@ -179,6 +245,9 @@ struct set_spec {
 	unsigned int flags;
 	/* NFT_DATA_VERDICT for a verdict map, else 0. */
 	unsigned int dtype;
+	/* NFT_SET_OBJECT's object type; a counter in each element. */
+	unsigned int objtype;
+	bool counters;
 	const struct elem *elems;
 	int nr;
 };
@@ -194,7 +263,8 @@ struct batch {
 };
 
 struct nft_state {
-	int nl;
+	/* Ours, the owner of a P_OWNER table, the one the batch goes to. */
+	int nl, own, sock;
 	unsigned int seq;
 	/* The variant's: its state before the point, its call, its set. */
 	int setup, act;
@@ -208,8 +278,13 @@ struct nft_state {
 	char sets[2][32];
 	/* The handle (as dumped, big-endian) of the last rule dumped. */
 	unsigned long long handle;
+	/* The handle of AUX; how many one-expression rules were dumped. */
+	unsigned long long aux;
+	long ones;
 	/* Whether a read said replies were lost (ENOBUFS, netlink(7)). */
 	bool lost;
+	/* How many messages of the last batch were acked without error. */
+	int acked;
 	/* The packet variant: a receiver, and the point's sender. */
 	int rcv, snd;
 	struct sockaddr_in rcv_addr;
@@ -282,13 +357,19 @@ static void put_value(struct batch *b, unsigned short type, const void *val,
 	end(b, n);
 }
 
-/* A verdict (NFTA_DATA_VERDICT) as the attribute @type; NFT_JUMP to AUX. */
-static void put_verdict(struct batch *b, unsigned short type, int code)
+/*
+ * A verdict (NFTA_DATA_VERDICT) as the attribute @type; NFT_JUMP to AUX, or
+ * to the chain of NFTA_CHAIN_ID @id.
+ */
+static void put_verdict(struct batch *b, unsigned short type, int code,
+			unsigned int id)
 {
 	struct nlattr *n = nest(b, type), *v = nest(b, NFTA_DATA_VERDICT);
 
 	put_be32(b, NFTA_VERDICT_CODE, code);
-	if (code == NFT_JUMP)
+	if (id)
+		put_be32(b, NFTA_VERDICT_CHAIN_ID, id);
+	else if (code == NFT_JUMP)
 		put_str(b, NFTA_VERDICT_CHAIN, AUX);
 	end(b, v);
 	end(b, n);
@@ -368,7 +449,16 @@ static void counter(struct batch *b)
 	expr_end(b);
 }
 
-enum rule_kind { R_ACCEPT, R_MATCH, R_CT, R_LOOKUP };
+/* A list (the attribute @type) of one counter. */
+static void counters(struct batch *b, unsigned short type)
+{
+	struct nlattr *list = nest(b, type);
+
+	counter(b);
+	end(b, list);
+}
+
+enum rule_kind { R_ACCEPT, R_MATCH, R_CT, R_LOOKUP, R_OBJREF, R_JUMP, R_BOUND };
 
 /* The set's name as a request gives it: an anonymous one's is a pattern. */
 static const char *set_name(const struct set_spec *s)
@@ -391,22 +481,26 @@ static void load(struct batch *b, unsigned int base, unsigned int off,
 /*
  * A rule on BASE of @kind: "accept"; "meta l4proto udp", "udp dport
  * PORT", "counter accept" (six expressions); "ct state new counter"; "ip saddr
- * @set accept" (payload, lookup of @s, immediate). @handle, if set, is the
- * rule it replaces.
+ * @set accept" (payload, lookup of @s, immediate); "counter name cnt"; a
+ * jump to the bound chain; or "accept" in the bound chain (R_BOUND). With
+ * @flags (NLM_F_*) and, if @at is set, @handle as the attribute @at (the
+ * rule it replaces, or its position).
  */
 static void rule(struct batch *b, enum rule_kind kind, const struct set_spec *s,
-		 unsigned long long handle)
+		 int flags, unsigned short at, unsigned long long handle)
 {
 	const unsigned char udp = IPPROTO_UDP;
 	const unsigned short port = htons(PORT);
 	const unsigned int state = NF_CT_STATE_BIT(IP_CT_NEW);
 	struct nlattr *list;
 
-	op(b, NFT_MSG_NEWRULE, handle ? NLM_F_REPLACE : NLM_F_CREATE,
-	   NFTA_RULE_TABLE);
-	put_str(b, NFTA_RULE_CHAIN, BASE);
-	if (handle)
-		put(b, NFTA_RULE_HANDLE, &handle, sizeof(handle));
+	op(b, NFT_MSG_NEWRULE, flags, NFTA_RULE_TABLE);
+	if (kind == R_BOUND)
+		put_be32(b, NFTA_RULE_CHAIN_ID, CHAIN_ID);
+	else
+		put_str(b, NFTA_RULE_CHAIN, BASE);
+	if (at)
+		put(b, at, &handle, sizeof(handle));
 	list = nest(b, NFTA_RULE_EXPRESSIONS);
 	if (kind == R_CT) {
 		expr(b, "ct");
@@ -434,22 +528,38 @@ static void rule(struct batch *b, enum rule_kind kind, const struct set_spec *s,
 		put_be32(b, NFTA_LOOKUP_SREG, NFT_REG_1);
 		expr_end(b);
 	}
-	if (kind != R_CT) {
+	if (kind == R_OBJREF) {
+		expr(b, "objref");
+		put_be32(b, NFTA_OBJREF_IMM_TYPE, NFT_OBJECT_COUNTER);
+		put_str(b, NFTA_OBJREF_IMM_NAME, "cnt");
+		expr_end(b);
+	}
+	if (kind != R_CT && kind != R_OBJREF) {
 		expr(b, "immediate");
 		put_be32(b, NFTA_IMMEDIATE_DREG, NFT_REG_VERDICT);
-		put_verdict(b, NFTA_IMMEDIATE_DATA, NF_ACCEPT);
+		put_verdict(b, NFTA_IMMEDIATE_DATA,
+			    kind == R_JUMP ? NFT_JUMP : NF_ACCEPT,
+			    kind == R_JUMP ? CHAIN_ID : 0);
 		expr_end(b);
 	}
 	end(b, list);
 }
 
-/* A chain: regular (@hook < 0) or a filter base chain on @hook. */
+/*
+ * A chain: regular (@hook < 0) or a filter base chain on @hook; with no
+ * @name, anonymous and bound (NFT_CHAIN_BINDING, NFTA_CHAIN_ID CHAIN_ID).
+ */
 static void chain(struct batch *b, const char *name, int hook)
 {
 	struct nlattr *h;
 
 	op(b, NFT_MSG_NEWCHAIN, NLM_F_CREATE, NFTA_CHAIN_TABLE);
-	put_str(b, NFTA_CHAIN_NAME, name);
+	if (name) {
+		put_str(b, NFTA_CHAIN_NAME, name);
+	} else {
+		put_be32(b, NFTA_CHAIN_FLAGS, NFT_CHAIN_BINDING);
+		put_be32(b, NFTA_CHAIN_ID, CHAIN_ID);
+	}
 	if (hook < 0)
 		return;
 	put_str(b, NFTA_CHAIN_TYPE, "filter");
@@ -491,6 +601,10 @@ static void set(struct batch *b, const struct set_spec *s, int type)
 		op(b, NFT_MSG_NEWSET, NLM_F_CREATE, NFTA_SET_TABLE);
 		put_str(b, NFTA_SET_NAME, set_name(s));
 		put_be32(b, NFTA_SET_FLAGS, s->flags);
+		if (s->objtype)
+			put_be32(b, NFTA_SET_OBJ_TYPE, s->objtype);
+		if (s->counters)
+			counters(b, NFTA_SET_EXPRESSIONS);
 		/* nftables' ipv4_addr, TYPE_IPADDR, concatenated: 6 bits. */
 		put_be32(b, NFTA_SET_KEY_TYPE, concat ? 7 << 6 | 7 : 7);
 		put_be32(b, NFTA_SET_KEY_LEN, len);
@@ -517,15 +631,21 @@ static void set(struct batch *b, const struct set_spec *s, int type)
 	list = nest(b, NFTA_SET_ELEM_LIST_ELEMENTS);
 	for (i = 0; i < s->nr - (type == NFT_MSG_DELSETELEM); i++) {
 		e = nest(b, NFTA_LIST_ELEM);
-		key(b, NFTA_SET_ELEM_KEY, &s->elems[i], len, false);
+		if (!(s->elems[i].flags & NFT_SET_ELEM_CATCHALL))
+			key(b, NFTA_SET_ELEM_KEY, &s->elems[i], len, false);
 		if (concat)
 			key(b, NFTA_SET_ELEM_KEY_END, &s->elems[i], len, true);
 		if (s->elems[i].flags)
 			put_be32(b, NFTA_SET_ELEM_FLAGS, s->elems[i].flags);
 		if (s->elems[i].verdict)
-			put_verdict(b, NFTA_SET_ELEM_DATA, s->elems[i].verdict);
+			put_verdict(b, NFTA_SET_ELEM_DATA, s->elems[i].verdict,
+				    0);
 		if (s->elems[i].timeout)
 			put_be64(b, NFTA_SET_ELEM_TIMEOUT, ELEM_TIMEOUT);
+		if (s->elems[i].obj)
+			put_str(b, NFTA_SET_ELEM_OBJREF, s->elems[i].obj);
+		if (s->counters)
+			counters(b, NFTA_SET_ELEM_EXPRESSIONS);
 		end(b, e);
 	}
 	end(b, list);
@@ -567,13 +687,15 @@ static void flowtable(struct batch *b)
 static void build(struct nft_state *c, int mask)
 {
 	struct batch *b = &c->b;
+	int i;
 
 	batch_reset(b);
 	msg(b, NFNL_MSG_BATCH_BEGIN, AF_UNSPEC, 0);
 	if (mask & (P_TABLE | P_WAKE)) {
 		op(b, NFT_MSG_NEWTABLE, NLM_F_CREATE, NFTA_TABLE_NAME);
 		put_be32(b, NFTA_TABLE_FLAGS,
-			 mask & P_DORMANT ? NFT_TABLE_F_DORMANT : 0);
+			 (mask & P_DORMANT ? NFT_TABLE_F_DORMANT : 0) |
+				 (mask & P_OWNER ? NFT_TABLE_F_OWNER : 0));
 	}
 	if (mask & P_AUX)
 		chain(b, AUX, -1);
@@ -581,7 +703,17 @@ static void build(struct nft_state *c, int mask)
 		chain(b, BASE, NF_INET_LOCAL_IN);
 	if (mask & P_CT) {
 		chain(b, BASE, NF_INET_LOCAL_IN);
-		rule(b, R_CT, NULL, 0);
+		rule(b, R_CT, NULL, NLM_F_CREATE, 0, 0);
+	}
+	if (mask & P_RENAME) {
+		op(b, NFT_MSG_NEWCHAIN, 0, NFTA_CHAIN_TABLE);
+		put(b, NFTA_CHAIN_HANDLE, &c->aux, sizeof(c->aux));
+		put_str(b, NFTA_CHAIN_NAME, RENAMED);
+	}
+	if (mask & P_POLICY) {
+		op(b, NFT_MSG_NEWCHAIN, 0, NFTA_CHAIN_TABLE);
+		put_str(b, NFTA_CHAIN_NAME, BASE);
+		put_be32(b, NFTA_CHAIN_POLICY, NF_DROP);
 	}
 	if (mask & P_SET)
 		set(b, c->set, NFT_MSG_NEWSET);
@@ -590,18 +722,34 @@ static void build(struct nft_state *c, int mask)
 	if (mask & P_DELELEMS)
 		set(b, c->set, NFT_MSG_DELSETELEM);
 	if (mask & (P_RULE | P_ACCEPT))
-		rule(b, mask & P_RULE ? R_MATCH : R_ACCEPT, NULL, 0);
+		rule(b, mask & P_RULE ? R_MATCH : R_ACCEPT, NULL, NLM_F_CREATE,
+		     0, 0);
 	if (mask & P_LOOKUP)
-		rule(b, R_LOOKUP, c->set, 0);
+		rule(b, R_LOOKUP, c->set, NLM_F_CREATE, 0, 0);
+	for (i = 0; i < 3 && mask & P_MANY; i++)
+		rule(b, R_ACCEPT, NULL, NLM_F_CREATE, 0, 0);
+	if (mask & P_INSERT)
+		rule(b, R_MATCH, NULL, NLM_F_CREATE, NFTA_RULE_POSITION,
+		     c->handle);
+	if (mask & P_APPEND)
+		rule(b, R_MATCH, NULL, NLM_F_CREATE | NLM_F_APPEND, 0, 0);
+	if (mask & P_BIND) {
+		chain(b, NULL, -1);
+		rule(b, R_BOUND, NULL, NLM_F_CREATE, 0, 0);
+		rule(b, R_JUMP, NULL, NLM_F_CREATE, 0, 0);
+	}
 	if (mask & P_OBJS) {
 		obj(b, "cnt", NFT_OBJECT_COUNTER, 0, 0);
 		obj(b, "quota", NFT_OBJECT_QUOTA, NFTA_QUOTA_BYTES, 1 << 20);
 		obj(b, "limit", NFT_OBJECT_LIMIT, NFTA_LIMIT_RATE, 10);
 	}
+	if (mask & P_OBJREF)
+		rule(b, R_OBJREF, NULL, NLM_F_CREATE, 0, 0);
 	if (mask & P_FLOW)
 		flowtable(b);
 	if (mask & P_REPLACE)
-		rule(b, R_MATCH, NULL, c->handle);
+		rule(b, R_MATCH, NULL, NLM_F_REPLACE, NFTA_RULE_HANDLE,
+		     c->handle);
 	if (mask & P_DELRULE) {
 		op(b, NFT_MSG_DELRULE, 0, NFTA_RULE_TABLE);
 		put_str(b, NFTA_RULE_CHAIN, BASE);
@@ -609,6 +757,24 @@ static void build(struct nft_state *c, int mask)
 	}
 	if (mask & P_DELTABLE)
 		op(b, NFT_MSG_DELTABLE, 0, NFTA_TABLE_NAME);
+	if (mask & (P_DELSET | P_DESTROY)) {
+		op(b, mask & P_DELSET ? NFT_MSG_DELSET : MSG_DESTROYSET, 0,
+		   NFTA_SET_TABLE);
+		put_str(b, NFTA_SET_NAME, SET);
+	}
+	if (mask & P_DESTROY) {
+		op(b, MSG_DESTROYOBJ, 0, NFTA_OBJ_TABLE);
+		put_str(b, NFTA_OBJ_NAME, "missing");
+		put_be32(b, NFTA_OBJ_TYPE, NFT_OBJECT_COUNTER);
+	}
+	if (mask & P_FLUSH) {
+		op(b, NFT_MSG_DELSETELEM, 0, NFTA_SET_ELEM_LIST_TABLE);
+		put_str(b, NFTA_SET_ELEM_LIST_SET, SET);
+	}
+	if (mask & P_INVALID) {
+		op(b, NFT_MSG_DELCHAIN, 0, NFTA_CHAIN_TABLE);
+		put_str(b, NFTA_CHAIN_NAME, "missing");
+	}
 	msg(b, NFNL_MSG_BATCH_END, AF_UNSPEC, 0);
 	msg_end(b);
 }
@@ -632,12 +798,12 @@ static int batch_send(struct nft_state *c)
 	ssize_t len;
 
 	c->lost = false;
-	if (send(c->nl, c->b.buf, c->b.len, 0) < 0)
+	if (send(c->sock, c->b.buf, c->b.len, 0) < 0)
 		return -errno;
 	for (;;) {
 		struct nlmsghdr *nh = (void *)c->buf;
 
-		len = recv(c->nl, c->buf, sizeof(c->buf), MSG_DONTWAIT);
+		len = recv(c->sock, c->buf, sizeof(c->buf), MSG_DONTWAIT);
 		if (len < 0 && errno == ENOBUFS) {
 			c->lost = true;
 			continue;
@@ -652,6 +818,7 @@ static int batch_send(struct nft_state *c)
 			acked += !nl_error(nh);
 		}
 	}
+	c->acked = acked;
 	if (errno != EAGAIN)
 		return -errno;
 	if (err || acked == c->b.acks)
@@ -712,14 +879,19 @@ static void count_rule(struct nft_state *c, struct nlattr *a, int len)
 {
 	struct nlattr *list = attr(a, len, NFTA_RULE_EXPRESSIONS), *e, *pk;
 	struct nlattr *h = attr(a, len, NFTA_RULE_HANDLE);
+	struct nlattr *ch = attr(a, len, NFTA_RULE_CHAIN);
 	unsigned long long v;
 	int left;
 
-	if (h)
+	if (h && ch && !strcmp(payload(ch), BASE))
 		memcpy(&c->handle, payload(h), sizeof(c->handle));
 	if (!list)
 		return;
 	c->now.n[C_EXPRS] += nested(list);
+	if (nested(list) == 1)
+		c->ones++;
+	else
+		c->now.n[C_AT] += c->ones;
 	e = payload(list);
 	left = list->nla_len - NLA_HDRLEN;
 	for (; attr_ok(e, left); e = attr_next(e, &left)) {
@@ -734,25 +906,53 @@ static void count_rule(struct nft_state *c, struct nlattr *a, int len)
 	}
 }
 
+/* The value of the 32-bit attribute @a (0: none). */
+static unsigned int be32_of(struct nlattr *a)
+{
+	return a ? ntohl(*(unsigned int *)payload(a)) : 0;
+}
+
+/* Counts the expressions of the elements in the list @list. */
+static void count_elems(struct nft_state *c, struct nlattr *list)
+{
+	struct nlattr *e = payload(list), *x;
+	int left = list->nla_len - NLA_HDRLEN;
+
+	for (; attr_ok(e, left); e = attr_next(e, &left)) {
+		c->now.n[C_ELEMS]++;
+		x = inner(e, NFTA_SET_ELEM_EXPRESSIONS);
+		c->now.n[C_ELEMEXPRS] += x ? nested(x) :
+					     !!inner(e, NFTA_SET_ELEM_EXPR);
+	}
+}
+
 /* Counts one message of a dump into c->now. */
 static void count(struct nft_state *c, struct nlmsghdr *nh)
 {
 	int len = nh->nlmsg_len - NLMSG_LENGTH(sizeof(struct nfgenmsg));
 	struct nlattr *a = (void *)((char *)NLMSG_DATA(nh) +
 				    NLMSG_ALIGN(sizeof(struct nfgenmsg)));
-	struct nlattr *list;
+	struct nlattr *list, *name, *h;
+	unsigned int flags;
 
 	switch (nh->nlmsg_type) {
 	case NFT(NFT_MSG_NEWTABLE):
 		c->now.n[C_TABLES]++;
-		a = attr(a, len, NFTA_TABLE_FLAGS);
-		if (a &&
-		    ntohl(*(unsigned int *)payload(a)) & NFT_TABLE_F_DORMANT)
-			c->now.n[C_DORMANT]++;
+		flags = be32_of(attr(a, len, NFTA_TABLE_FLAGS));
+		c->now.n[C_DORMANT] += !!(flags & NFT_TABLE_F_DORMANT);
+		c->now.n[C_OWNED] += !!(flags & NFT_TABLE_F_OWNER);
 		break;
 	case NFT(NFT_MSG_NEWCHAIN):
 		c->now.n[C_CHAINS]++;
 		c->now.n[C_HOOKED] += !!attr(a, len, NFTA_CHAIN_HOOK);
+		/* NF_DROP is 0: the policy of a base chain only. */
+		list = attr(a, len, NFTA_CHAIN_POLICY);
+		c->now.n[C_DROP] += list && be32_of(list) == NF_DROP;
+		name = attr(a, len, NFTA_CHAIN_NAME);
+		h = attr(a, len, NFTA_CHAIN_HANDLE);
+		if (name && h && !strcmp(payload(name), AUX))
+			memcpy(&c->aux, payload(h), sizeof(c->aux));
+		c->now.n[C_RENAMED] += name && !strcmp(payload(name), RENAMED);
 		break;
 	case NFT(NFT_MSG_NEWRULE):
 		c->now.n[C_RULES]++;
@@ -767,10 +967,12 @@ static void count(struct nft_state *c, struct nlmsghdr *nh)
 		break;
 	case NFT(NFT_MSG_NEWSETELEM):
 		list = attr(a, len, NFTA_SET_ELEM_LIST_ELEMENTS);
-		c->now.n[C_ELEMS] += list ? nested(list) : 0;
+		if (list)
+			count_elems(c, list);
 		break;
 	case NFT(NFT_MSG_NEWOBJ):
 		c->now.n[C_OBJS]++;
+		c->now.n[C_OBJUSE] += be32_of(attr(a, len, NFTA_OBJ_USE));
 		break;
 	case NFT(NFT_MSG_NEWFLOWTABLE):
 		c->now.n[C_FLOWTABLES]++;
@@ -840,6 +1042,7 @@ static int census(struct nft_state *c)
 	int i, nr = ARRAY_SIZE(dump), err = 0;
 
 	memset(&c->now, 0, sizeof(c->now));
+	c->ones = 0;
 	/* Then the elements of each set the dump listed (a few at most). */
 	for (i = 0; i < nr && !err; i++) {
 		batch_reset(&c->b);
@@ -903,6 +1106,7 @@ static void nft_prepare(struct __test_metadata *_metadata, void *arg)
 {
 	struct nft_state *c = arg;
 
+	c->sock = c->nl;
 	batch_reset(&c->b);
 	msg(&c->b, NFNL_MSG_BATCH_BEGIN, AF_UNSPEC, 0);
 	msg(&c->b, NFT(NFT_MSG_DELTABLE), NFPROTO_UNSPEC, NLM_F_ACK);
@@ -917,21 +1121,61 @@ static void nft_prepare(struct __test_metadata *_metadata, void *arg)
 	c->before = c->now;
 	ASSERT_EQ(0, gen_of(c, &c->gen0));
 	build(c, c->act);
+	if (!(c->act & P_OWNER))
+		return;
+	c->own = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_NETFILTER);
+	ASSERT_LE(0, c->own);
+	c->sock = c->own;
 }
 
+/*
+ * A batch whose last message is invalid (P_INVALID) has done what it must
+ * when it is refused with that message's ENOENT, no reply lost: 0.
+ */
 static int batch_action(void *arg)
 {
-	return batch_send(arg);
+	struct nft_state *c = arg;
+	int ret = batch_send(c);
+
+	if (!(c->act & P_INVALID) || ret != -ENOENT)
+		return ret;
+	return c->lost ? -ENOBUFS : 0;
 }
 
 /*
  * A success added all the batch asks and advanced the generation once; a
  * failure left the ruleset and the generation as they were (nfnetlink
- * aborts the whole batch, net/netfilter/nfnetlink.c:581, 595).
+ * aborts the whole batch, net/netfilter/nfnetlink.c:581, 595). A batch
+ * whose last message fails (P_INVALID: nf_tables_delchain() finds no
+ * chain, ENOENT, net/netfilter/nf_tables_api.c:1735, 3020-3027) never
+ * commits: refused, with every message before the last acked, or failed,
+ * it leaves the ruleset and the generation as they were.
+ * A table owned by a socket goes when that socket closes, in
+ * nft_rcv_nl_event() (nf_tables_api.c:11582-11600), which does not touch
+ * the generation: afterwards the count is as before.
  */
 static bool batch_check(void *arg, int ret, char *why, size_t size)
 {
-	return census_is(arg, ret >= 0, ret >= 0, why, size);
+	struct nft_state *c = arg;
+
+	if (c->act & P_INVALID) {
+		/* Refused: each message before the last was acked, undone. */
+		if (ret >= 0 && c->acked != c->b.acks - 1) {
+			snprintf(why, size, "%d of the %d messages acked",
+				 c->acked, c->b.acks - 1);
+			return false;
+		}
+		return census_is(c, false, 0, why, size);
+	}
+	if (!census_is(c, ret >= 0, ret >= 0, why, size))
+		return false;
+	if (!(c->act & P_OWNER))
+		return true;
+	close_fd(&c->own);
+	if (census_is(c, false, ret >= 0, why, size))
+		return true;
+	strncat(why, ", after its owner closed", size - strlen(why) - 1);
+	return false;
 }
 
 /* ---- the packet path ------------------------------------------------ */
@@ -999,9 +1243,10 @@ static bool pkt_check(void *arg, int ret, char *why, size_t size)
 	return false;
 }
 
-static void pkt_cleanup(struct __test_metadata *_metadata, void *arg, int ret)
+static void nft_cleanup(struct __test_metadata *_metadata, void *arg, int ret)
 {
 	close_fd(&((struct nft_state *)arg)->snd);
+	close_fd(&((struct nft_state *)arg)->own);
 }
 
 FIXTURE(nft)
@@ -1030,6 +1275,7 @@ FIXTURE_SETUP(nft)
 	char msg[128];
 
 	c->nl = -1;
+	c->own = -1;
 	c->rcv = -1;
 	c->snd = -1;
 	c->setup = variant->setup;
@@ -1072,6 +1318,7 @@ FIXTURE_TEARDOWN(nft)
 	/* The sweep restores the knobs itself; this covers an ASSERT. */
 	EXPECT_EQ(0, failnth_knobs_restore());
 	close_fd(&c->nl);
+	close_fd(&c->own);
 	close_fd(&c->rcv);
 	close_fd(&c->snd);
 }
@@ -1079,7 +1326,7 @@ FIXTURE_TEARDOWN(nft)
 /* The scenario of every batch variant. */
 #define BATCH                                            \
 	.allowed = batch_errnos, .prepare = nft_prepare, \
-	.action = batch_action, .check = batch_check
+	.action = batch_action, .check = batch_check, .cleanup = nft_cleanup
 
 FAILNTH_VARIANT_MORE(nft, newtable,
 		     (.act = P_TABLE, .delta.n = { [C_TABLES] = 1 }), BATCH);
@@ -1259,12 +1506,168 @@ FAILNTH_VARIANT_MORE(nft, replace_rule,
 		      .delta.n = { [C_EXPRS] = 5 }),
 		     BATCH);
 
+/*
+ * A rule that jumps to an anonymous chain made in its batch, bound to it
+ * (nft_immediate_init(), net/netfilter/nft_immediate.c:73-80), with a rule
+ * of its own; deleting the rule deletes the chain
+ * (nft_immediate_deactivate(), nft_immediate.c:142-172).
+ */
+FAILNTH_VARIANT_MORE(nft, chain_binding,
+		     (.setup = P_TABLE | P_BASE, .act = P_BIND,
+		      .delta.n = { [C_CHAINS] = 1,
+				   [C_RULES] = 2,
+				   [C_EXPRS] = 2, }),
+		     BATCH);
+
+FAILNTH_VARIANT_MORE(nft, chain_binding_del,
+		     (.setup = P_TABLE | P_BASE | P_BIND, .act = P_DELRULE,
+		      .delta.n = { [C_CHAINS] = -1,
+				   [C_RULES] = -2,
+				   [C_EXPRS] = -2, }),
+		     BATCH);
+
+/* A verdict map of a key and a catch-all element, which has none. */
+static const struct elem catchall_elems[] = {
+	{ .addr = { 10, 3, 0, 1 }, .verdict = NFT_JUMP },
+	{ .flags = NFT_SET_ELEM_CATCHALL, .verdict = NF_ACCEPT },
+};
+
+static const struct set_spec catchall_set = {
+	.flags = NFT_SET_MAP,
+	.dtype = NFT_DATA_VERDICT,
+	.elems = catchall_elems,
+	.nr = ARRAY_SIZE(catchall_elems),
+};
+
+FAILNTH_VARIANT_MORE(nft, newset_catchall,
+		     (.setup = P_TABLE | P_AUX, .act = P_SET | P_ELEMS,
+		      .set = &catchall_set,
+		      .delta.n = { [C_SETS] = 1, [C_ELEMS] = 2 }),
+		     BATCH);
+
+/* A set of counters: each element holds one (NFTA_SET_EXPRESSIONS). */
+static const struct set_spec counter_set = {
+	/* Required of a set with expressions (nf_tables_api.c:5013-5020). */
+	.flags = NFT_SET_EXPR,
+	.counters = true,
+	.elems = hash_elems,
+	.nr = ARRAY_SIZE(hash_elems),
+};
+
+FAILNTH_VARIANT_MORE(nft, newset_counters,
+		     (.setup = P_TABLE, .act = P_SET | P_ELEMS,
+		      .set = &counter_set,
+		      .delta.n = { [C_SETS] = 1,
+				   [C_ELEMS] = 3,
+				   [C_ELEMEXPRS] = 3, }),
+		     BATCH);
+
+/* A rule that uses the counter object "cnt": its use is one more. */
+FAILNTH_VARIANT_MORE(nft, rule_objref,
+		     (.setup = P_TABLE | P_BASE | P_OBJS, .act = P_OBJREF,
+		      .delta.n = { [C_RULES] = 1,
+				   [C_EXPRS] = 1,
+				   [C_OBJUSE] = 1, }),
+		     BATCH);
+
+/* A map to the counter object "cnt": each element uses it. */
+static const struct elem objmap_elems[] = {
+	{ .addr = { 10, 7, 0, 1 }, .obj = "cnt" },
+	{ .addr = { 10, 7, 0, 2 }, .obj = "cnt" },
+};
+
+/* NFT_SET_MAP with NFT_SET_OBJECT is EOPNOTSUPP (nf_tables_api.c:5136). */
+static const struct set_spec objmap_set = {
+	.flags = NFT_SET_OBJECT,
+	.objtype = NFT_OBJECT_COUNTER,
+	.elems = objmap_elems,
+	.nr = ARRAY_SIZE(objmap_elems),
+};
+
+FAILNTH_VARIANT_MORE(nft, newset_objmap,
+		     (.setup = P_TABLE | P_OBJS, .act = P_SET | P_ELEMS,
+		      .set = &objmap_set,
+		      .delta.n = { [C_SETS] = 1,
+				   [C_ELEMS] = 2,
+				   [C_OBJUSE] = 2, }),
+		     BATCH);
+
+/*
+ * Three "accept", then the six expressions of rule() before the last one
+ * (NFTA_RULE_POSITION without NLM_F_APPEND), or after all of them
+ * (NLM_F_APPEND): nf_tables_newrule(), net/netfilter/nf_tables_api.c:4203-4213.
+ */
+FAILNTH_VARIANT_MORE(nft, rule_insert,
+		     (.setup = P_TABLE | P_BASE | P_MANY, .act = P_INSERT,
+		      .delta.n = { [C_RULES] = 1, [C_EXPRS] = 6, [C_AT] = 2 }),
+		     BATCH);
+
+FAILNTH_VARIANT_MORE(nft, rule_append,
+		     (.setup = P_TABLE | P_BASE | P_MANY, .act = P_APPEND,
+		      .delta.n = { [C_RULES] = 1, [C_EXPRS] = 6, [C_AT] = 3 }),
+		     BATCH);
+
+/*
+ * AUX renamed by its handle, and BASE's policy made drop, in one batch:
+ * nf_tables_updchain(), net/netfilter/nf_tables_api.c:2761-2762, 2790.
+ */
+FAILNTH_VARIANT_MORE(nft, chain_update,
+		     (.setup = P_TABLE | P_AUX | P_BASE,
+		      .act = P_RENAME | P_POLICY,
+		      .delta.n = { [C_RENAMED] = 1, [C_DROP] = 1 }),
+		     BATCH);
+
+/*
+ * NFT_MSG_DESTROYSET of the set and its elements, and NFT_MSG_DESTROYOBJ
+ * of an object that does not exist, which is no error
+ * (nf_tables_delobj(), net/netfilter/nf_tables_api.c:8322-8325).
+ */
+FAILNTH_VARIANT_MORE(nft, destroy,
+		     (.setup = P_TABLE | P_SET | P_ELEMS, .act = P_DESTROY,
+		      .set = &hash_set,
+		      .delta.n = { [C_SETS] = -1, [C_ELEMS] = -3 }),
+		     BATCH);
+
+/* No element named: all flushed (nft_set_flush(), nf_tables_api.c:7667). */
+FAILNTH_VARIANT_MORE(nft, setelem_flush,
+		     (.setup = P_TABLE | P_SET | P_ELEMS, .act = P_FLUSH,
+		      .set = &hash_set, .delta.n = { [C_ELEMS] = -3 }),
+		     BATCH);
+
+/* A set with its elements made and deleted: only the generation moves. */
+FAILNTH_VARIANT_MORE(nft, newset_delset,
+		     (.setup = P_TABLE, .act = P_SET | P_ELEMS | P_DELSET,
+		      .set = &hash_set),
+		     BATCH);
+
+/*
+ * Messages that succeed, then one that fails (ENOENT, batch_action()): the
+ * batch is aborted (nfnetlink.c:581, 595), nothing is left, the generation
+ * stays. A success and a failure leave the same: only the acks differ.
+ */
+FAILNTH_VARIANT_MORE(nft, batch_invalid_last,
+		     (.setup = P_TABLE,
+		      .act = P_AUX | P_BASE | P_SET | P_ELEMS | P_RULE |
+			     P_INVALID,
+		      .set = &hash_set),
+		     BATCH,
+		     .success_unseen = "refused or failed, nothing is left");
+
+/* A table owned by the socket that made it, with a base chain. */
+FAILNTH_VARIANT_MORE(nft, table_owner,
+		     (.act = P_TABLE | P_OWNER | P_BASE,
+		      .delta.n = { [C_TABLES] = 1,
+				   [C_OWNED] = 1,
+				   [C_CHAINS] = 1,
+				   [C_HOOKED] = 1 }),
+		     BATCH);
+
 FAILNTH_VARIANT_MORE(nft, ct_sendto,
 		     (.setup = P_TABLE | P_CT, .pkt = true,
 		      .delta.n = { [C_PKTS] = 1 }),
 		     .allowed = pkt_errnos, .prepare = pkt_prepare,
 		     .action = pkt_action, .check = pkt_check,
-		     .cleanup = pkt_cleanup);
+		     .cleanup = nft_cleanup);
 
 /*
  * Every failslab and fail_page_alloc point (or those of one allocator, per
