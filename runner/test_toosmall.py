@@ -331,6 +331,23 @@ class Sites(unittest.TestCase):
 		self.assertEqual(10, run['failnth']['points'])
 		self.assertEqual([], run['failnth']['modes_apart'])
 
+	def test_capped_console_makes_the_count_a_lower_bound(self):
+		cap = ('TOOSMALL-HOST: console over 64 MB: kernel lines dropped from '
+		       'here unless they name a splat')
+		fault = ['[    1.0] FAULT_INJECTION: forcing a failure.',
+			 '[    1.0] Call Trace:',
+			 '[    1.0]  [<60174554>] kmem_cache_alloc_noprof+0x44/0x2f0',
+			 '[    1.0]  [<601b0bdc>] path_openat+0x3c/0x1400']
+		run = Attribution.lines(None, 'TOOSMALL:BEGIN a.one timeout=10', *fault,
+					'ok 1 one', 'TOOSMALL:END a.one rc=0')
+		self.assertNotIn('lower bound', toosmall.summary(run))
+		# Past the cap only "Call Trace:" is kept (it may name a splat).
+		run = Attribution.lines(None, 'TOOSMALL:BEGIN a.one timeout=10', *fault,
+					cap, *fault[:2], 'ok 1 one', 'TOOSMALL:END a.one rc=0')
+		self.assertEqual(cap[len('TOOSMALL-HOST: '):], run['console_capped'])
+		self.assertIn('a lower bound', toosmall.summary(run))
+		self.assertIn('\nconsole over 64 MB', toosmall.summary(run))
+
 	def test_stale_frame_is_not_a_site(self):
 		run = Attribution.lines(None, 'TOOSMALL:BEGIN a.one timeout=10',
 					'[    1.0] FAULT_INJECTION: forcing a failure.',

@@ -521,6 +521,11 @@ def parse_log(lines):
 					t['_hang'] = host
 				elif words[1] == 'boot':
 					run['notes'].append(host)
+			elif words[0] == 'console' and 'dropped' in host:
+				# boot.sh's cap: kernel lines past it are gone,
+				# and with them every later fault's stack.
+				run['console_capped'] = host
+				run['notes'].append(host)
 			elif words[0] in ('boot', 'run', 'guest'):
 				if words[0] == 'boot' and 'ended' in words:
 					if not boots:
@@ -1367,6 +1372,12 @@ def summary(run):
 				'%s %d' % (p, v['distinct']) for p, v in progs.items() if v['distinct']))
 		top = sorted(run['sites']['by_site'].items(), key=lambda kv: -kv[1])[:10]
 		lines.append('  most often: ' + ', '.join('%s %d' % kv for kv in top))
+		if run.get('console_capped'):
+			lines.append('  a lower bound: the faults\' stacks past the console\'s '
+				     'cap were dropped (TOOSMALL_CONSOLE_CAP_MB raises it)')
+	if run.get('console_capped'):
+		lines.append('')
+		lines.append(run['console_capped'])
 	for t in run['tests']:
 		if t.get('evidence'):
 			lines.append('')
