@@ -279,6 +279,41 @@ class Attribution(unittest.TestCase):
 				 'TOOSMALL:END a.one rc=124')
 		self.assertEqual('hang', run['tests'][0]['status'])
 
+	def test_guest_timeout_kill_is_a_hang(self):
+		# timeout -k: SIGTERM at the deadline was ignored, SIGKILL.
+		run = self.lines('TOOSMALL:BEGIN a.one timeout=10', '#  RUN  one ...',
+				 'TOOSMALL:END a.one rc=137 secs=15.002')
+		self.assertEqual('hang', run['tests'][0]['status'])
+		self.assertIn('SIGKILL', run['tests'][0]['reason'])
+
+	# F77, as a 36M guest printed it (fio.xfs.mixed_fsync.tinymem).
+	OOM = ['[    8.740000] xfs_repair invoked oom-killer: gfp_mask=0x140cca(GFP_HIGHUSER_MOVABLE|__GFP_COMP), order=0, oom_score_adj=-1000',
+	       '[    8.740000] Mem-Info:',
+	       '[    8.740000] Normal free:4604kB boost:4096kB min:4652kB low:4788kB high:4924kB reserved_highatomic:0KB',
+	       '[    8.740000] oom-kill:constraint=CONSTRAINT_NONE,nodemask=(null),global_oom,task_memcg=/,task=fio_test,pid=216,uid=0',
+	       '[    8.740000] Out of memory: Killed process 216 (fio_test) total-vm:3684kB, anon-rss:100kB, file-rss:4kB, shmem-rss:32kB, UID:0 pgtables:32kB oom_score_adj:0']
+
+	def test_premature_oom_kill_is_a_splat_and_names_its_victim(self):
+		run = self.lines('TOOSMALL:BEGIN a.one timeout=120', '#  RUN  one ...',
+				 *self.OOM, 'TOOSMALL:END a.one rc=137 secs=4.239')
+		t = run['tests'][0]
+		self.assertEqual('fail', t['status'])
+		self.assertEqual(['oom_premature'], [s['kind'] for s in t['splats']])
+		self.assertIn('fio_test (pid 216) for xfs_repair: Normal has 4604 kB free, '
+			      'min watermark 4652 kB of which 4096 kB', t['splats'][0]['title'])
+		self.assertIn('the OOM killer killed fio_test (pid 216) in a premature OOM kill', t['reason'])
+
+	def test_oom_kill_below_the_unboosted_min_is_no_splat(self):
+		# The same report with 500 kB free: out of memory, boost or not;
+		# and with no boost: nothing the boost did.
+		for zone in ('[    8.7] Normal free:500kB boost:4096kB min:4652kB low:4788kB',
+			     '[    8.7] Normal free:520kB boost:0kB min:556kB low:692kB'):
+			oom = list(self.OOM)
+			oom[2] = zone
+			run = self.lines('TOOSMALL:BEGIN a.one timeout=120', *oom,
+					 'ok 1 one', 'TOOSMALL:END a.one rc=0 secs=4.2')
+			self.assertEqual(('pass', []), (run['tests'][0]['status'], run['tests'][0]['splats']))
+
 	def test_unplanned_tests_are_never_started_crashes(self):
 		run = self.lines('TOOSMALL:BEGIN a.one timeout=10', 'ok 1 one',
 				 'TOOSMALL:END a.one rc=0')

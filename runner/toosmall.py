@@ -131,6 +131,16 @@ INFO = re.compile(PRINTK + r'(FAULT_INJECTION: forcing a failure|'
 		  r'.* invoked oom-killer:|Out of memory|Memory cgroup out of memory|'
 		  r'oom-kill:|oom_reaper:)')
 
+# A global OOM report (mm/oom_kill.c dump_header(), then show_mem()): who
+# asked and the order, each zone's free pages against its min watermark,
+# and the victim. wmark_pages() adds the zone's watermark boost to every
+# watermark, and show_mem() prints that sum as min; a zone whose free
+# pages are well above the min without the boost was not out of memory
+# (F77). A memcg OOM prints no zone lines.
+OOM_ASK = re.compile(PRINTK + r'(\S+) invoked oom-killer: gfp_mask=\S+, order=(\d+)')
+OOM_ZONE = re.compile(PRINTK + r'(\w+) free:(\d+)kB boost:(\d+)kB min:(\d+)kB')
+OOM_VICTIM = re.compile(PRINTK + r'Out of memory: Killed process (\d+) \((.*?)\)')
+
 MARKER = re.compile(r'TOOSMALL:(BEGIN|END|READY|DONE|ERROR|STUCK|ROOTLOST|TRACE_END|TRACE)\b ?(.*)')
 RESULT = re.compile(r'^(not ok|ok) (\d+) (\S+)(?:\s+#\s*(SKIP|XFAIL|TODO|TIMEOUT|ERROR)\b\s*(.*))?$')
 METRICS = re.compile(r'^# (\w+) ([\w.-]+): (.*)$')
@@ -460,6 +470,7 @@ def parse_log(lines):
 	evidence = None		# test collecting host evidence
 	trace = None		# test whose trace buffer is being read
 	t_begin = None
+	oom = None		# the global OOM report being read
 
 	def add_splat(test, kind, title, lineno):
 		splat = {'kind': kind, 'title': title.strip(), 'line': lineno,
@@ -471,6 +482,25 @@ def parse_log(lines):
 			splat['before_tests'] = not (boots and boots[-1]['begun'])
 			run['boot']['splats'].append(splat)
 		return splat
+
+	def oom_verdict(test, report, comm, pid, lineno):
+		"""A global OOM kill of an order-0 request while every zone
+		had at least twice its min watermark free, the min less its
+		boost, and a zone was boosted: a premature kill (F77)."""
+		zones = report['zones']
+		premature = (not report['order'] and zones and
+			     all(free >= 2 * (low - boost) for _, free, boost, low in zones) and
+			     any(boost for _, _, boost, _ in zones))
+		if test is not None:
+			test.setdefault('_oom_victims', []).append('%s (pid %d)%s' % (
+				comm, pid, ' in a premature OOM kill' if premature else ''))
+		if not premature:
+			return
+		name, free, boost, low = next(z for z in zones if z[2])
+		add_splat(test, 'oom_premature',
+			  'premature OOM kill of %s (pid %d) for %s: %s has %d kB free, min watermark '
+			  '%d kB of which %d kB is watermark boost' %
+			  (comm, pid, report['who'], name, free, low, boost), lineno)
 
 	def new_boot(n, lineno):
 		boots.append({'n': n, 'line': lineno, 'ready': False, 'done': False,
@@ -638,6 +668,20 @@ def parse_log(lines):
 				sites[site] = sites.get(site, 0) + 1
 				cur['_tp_nowarn'] = cur.get('_tp_nowarn', 0) + 1
 			continue
+		if 'oom-killer' in line or (oom is not None and
+					    ('kB boost:' in line or 'Killed process' in line)):
+			om = OOM_ASK.match(line)
+			if om:
+				oom = {'who': om.group(1), 'order': int(om.group(2)), 'zones': []}
+			elif oom is not None:
+				zm = OOM_ZONE.match(line)
+				vm = OOM_VICTIM.match(line) if not zm else None
+				if zm:
+					oom['zones'].append((zm.group(1),) + tuple(int(v) for v in zm.groups()[1:]))
+				elif vm:
+					inside = cur if cur is not None and not cur['_ended'] else None
+					oom_verdict(inside, oom, vm.group(2), int(vm.group(1)), lineno)
+					oom = None
 		if INFO.match(line):
 			open_splat = None
 			if cur is not None and 'FAULT_INJECTION' in line:
@@ -835,6 +879,7 @@ def judge(t):
 	stuck = t.pop('_stuck', None)
 	rootlost = t.pop('_rootlost', False)
 	rc = t.pop('_rc', None)
+	victims = t.pop('_oom_victims', [])
 	log = t.pop('_log')
 	t.pop('_tail', None)
 	faults, sites = t.pop('_faults', 0), t.pop('_sites', {})
@@ -880,6 +925,13 @@ def judge(t):
 	elif res is None:
 		if ended and rc == '124':
 			t['status'], t['reason'] = 'hang', 'guest timeout killed the test after %ss' % t['timeout_s']
+		elif ended and rc == '137' and t['timeout_s'] and \
+		     (t['duration_s'] or 0) >= t['timeout_s']:
+			# timeout -k: the test ignored SIGTERM, then SIGKILL.
+			t['status'], t['reason'] = 'hang', 'guest timeout killed the test after %ss (SIGKILL)' % t['timeout_s']
+		elif ended and rc == '137' and victims:
+			t['status'] = 'fail'
+			t['reason'] = 'no result line (exit code 137): the OOM killer killed %s' % ', '.join(victims)
 		elif ended:
 			t['status'], t['reason'] = 'fail', 'no result line (exit code %s)' % rc
 		else:
