@@ -54,6 +54,28 @@ struct fs_xfs_eofblocks {
 #define FS_XFS_EOF_FLAGS_SYNC 0x1
 #define FS_XFS_IOC_FREE_EOFBLOCKS _IOR('X', 58, struct fs_xfs_eofblocks)
 
+/* cachestat(2) (linux 6.5), which this libc's headers lack. */
+#ifndef __NR_cachestat
+#define __NR_cachestat 451
+#endif
+
+struct fs_cachestat_range {
+	uint64_t off, len;
+};
+
+struct fs_cachestat {
+	uint64_t nr_cache, nr_dirty, nr_writeback, nr_evicted,
+		nr_recently_evicted;
+};
+
+/* The page-cache state of @fd's first @len bytes, in *@cs: 0 or -errno. */
+static int fs_cachestat(int fd, uint64_t len, struct fs_cachestat *cs)
+{
+	struct fs_cachestat_range r = { 0, len };
+
+	return syscall(__NR_cachestat, fd, &r, cs, 0) ? -errno : 0;
+}
+
 /* Bound on a directory listing in names_in(). */
 #define FS_NAMES_SIZE 4096
 
@@ -85,6 +107,8 @@ struct fs_ctx {
 	const struct fs_op *op;
 	/* Blocks of "a" after prepare. */
 	blkcnt_t blocks_a;
+	/* A shared mapping of fs->fd that prepare made, or NULL. */
+	void *map;
 };
 
 /*
@@ -104,7 +128,11 @@ struct fs_op {
 	/* A success returns an fd to close. */
 	bool returns_fd;
 	/* Clean errnos, 0-terminated, each with its source; NULL: ENOMEM. */
+	const int *errnos;
+	/* The same on tmpfs, where they differ; NULL: errnos. */
 	const int *tmpfs_errnos;
+	/* Undoes what keeps cleanup from removing the names. Optional. */
+	void (*cleanup)(struct fs_ctx *fs);
 	/* Why a filesystem has no such call or no point on its path: skip. */
 	const char *skip[FS_KINDS];
 	/* Why a success leaves nothing to tell from a failure (failnth.h). */
@@ -128,11 +156,13 @@ static void fs_fill(uint8_t *buf, size_t len, uint64_t off, int seed)
 }
 
 /*
- * Whether bytes [@off, @off + @len) of @fd are content @seed (seed -1:
- * zeros); else the first byte that differs, in @why.
+ * Whether bytes [@off, @off + @len) of @fd are those at @off + @shift of
+ * content @seed (seed -1: zeros); else the first byte that differs, in
+ * @why.
  */
-static bool fs_data_is(int fd, uint64_t off, uint64_t len, int seed,
-		       const char *what, char *why, size_t size)
+static bool fs_data_from(int fd, uint64_t off, uint64_t len, int seed,
+			 int64_t shift, const char *what, char *why,
+			 size_t size)
 {
 	static uint8_t buf[64 * 1024];
 	uint64_t done = 0;
@@ -152,7 +182,7 @@ static bool fs_data_is(int fd, uint64_t off, uint64_t len, int seed,
 		}
 		for (i = 0; i < (size_t)ret; i++) {
 			uint64_t at = off + done + i;
-			uint8_t want = seed < 0 ? 0 : fs_byte(at, seed);
+			uint8_t want = seed < 0 ? 0 : fs_byte(at + shift, seed);
 
 			if (buf[i] != want) {
 				snprintf(why, size,
@@ -165,6 +195,13 @@ static bool fs_data_is(int fd, uint64_t off, uint64_t len, int seed,
 		done += ret;
 	}
 	return true;
+}
+
+/* Whether bytes [@off, @off + @len) of @fd are content @seed (-1: zeros). */
+static bool fs_data_is(int fd, uint64_t off, uint64_t len, int seed,
+		       const char *what, char *why, size_t size)
+{
+	return fs_data_from(fd, off, len, seed, 0, what, why, size);
 }
 
 /* Writes @len bytes of content @seed at @off of @fd; returns 0 or -errno. */

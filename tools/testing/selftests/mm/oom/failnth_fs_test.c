@@ -5,14 +5,17 @@
  *
  * Each variant is one call (create, remove, rename, link, symlink, list,
  * truncate, fallocate, punch or zero a range, clone a file, write, fsync,
- * chmod, xattrs) on a few files that prepare
- * made, with every failslab and fail_page_alloc point on its path made to
- * fail in turn (see failnth.h). The call must succeed or fail with an
- * allowed errno. A success leaves exactly its effect: the names, links,
- * sizes and bytes it should; a short write exactly what it counted; a
- * failure leaves everything as it was. Once cleaned up, the filesystem has
- * as many free inodes and blocks as when fresh, and no fd is leaked; a
- * btrfs, which counts no inodes, must pass btrfs check after the sweep.
+ * chmod, xattrs; readahead of a file not in the page cache,
+ * POSIX_FADV_DONTNEED, sync_file_range() and msync() of dirty pages,
+ * FIEMAP of a fragmented file, FICLONERANGE and FIDEDUPERANGE, chattr +a)
+ * on a few files that prepare made, with every failslab and
+ * fail_page_alloc point on its path made to fail in turn (see failnth.h).
+ * The call must succeed or fail with an allowed errno. A success leaves
+ * exactly its effect: the names, links, sizes and bytes it should; a short
+ * write exactly what it counted; a failure leaves everything as it was.
+ * Once cleaned up, the filesystem has as many free inodes and blocks as
+ * when fresh, and no fd is leaked; a btrfs, which counts no inodes, must
+ * pass btrfs check after the sweep.
  *
  * The same scenarios run on every filesystem: FS_SCENARIO() adds each to
  * the tmpfs, xfs, ext4 and btrfs fixtures. Test names:
@@ -46,6 +49,7 @@
 #include "failnth_fs.h"
 #include "failnth_fs_names.h"
 #include "failnth_fs_data.h"
+#include "failnth_fs_range.h"
 #include "util.h"
 
 /* Per test; the sweep's own deadline is 10 s shorter. */
@@ -53,6 +57,13 @@
 
 /* What a call may fail with on a filesystem that says nothing else. */
 static const int enomem_only[] = { ENOMEM, 0 };
+
+/*
+ * readahead(2) and posix_fadvise(2) document no ENOMEM (EBADF, EINVAL,
+ * ESPIPE): force_page_cache_readahead() and generic_fadvise()'s writeback
+ * return nothing (mm/readahead.c, mm/fadvise.c); any errno is wrong.
+ */
+static const int no_errnos[] = { 0 };
 
 /*
  * Creating an inode on tmpfs: shmem reports a failed inode allocation as
@@ -112,6 +123,15 @@ FIXTURE_VARIANT(btrfs)
 	FIXTURE_VARIANT_ADD(ext4, _name) { .op = &fs_op_##_name };	\
 	FIXTURE_VARIANT_ADD(btrfs, _name) { .op = &fs_op_##_name }
 /* clang-format on */
+
+/* tmpfs's pages have no disk to come from or go to. */
+#define TMPFS_NO_DISK \
+	"tmpfs: generic_fadvise() ignores advice on noop_backing_dev_info"
+
+/* Neither has .remap_file_range in its file_operations. */
+#define REMAP_SKIP                                                \
+	.skip[FS_TMPFS] = "tmpfs cannot share extents (FICLONE)", \
+	.skip[FS_EXT4] = "ext4 cannot share extents (FICLONE)"
 
 /* A query changes nothing: its success and failure leave the same state. */
 #define QUERY "a query: success and failure leave the same state"
@@ -200,10 +220,7 @@ FS_SCENARIO(zero_range, .prepare = prep_long_a_open,
 	    /* mm/shmem.c: shmem_fallocate() takes PUNCH_HOLE and KEEP_SIZE. */
 	    .skip[FS_TMPFS] = "tmpfs has no FALLOC_FL_ZERO_RANGE");
 FS_SCENARIO(reflink, .prepare = prep_clone, .action = act_reflink,
-	    .check = check_reflink,
-	    /* Neither has .remap_file_range in its file_operations. */
-	    .skip[FS_TMPFS] = "tmpfs cannot share extents (FICLONE)",
-	    .skip[FS_EXT4] = "ext4 cannot share extents (FICLONE)");
+	    .check = check_reflink, REMAP_SKIP);
 FS_SCENARIO(chmod, .prepare = prep_a, .action = act_chmod,
 	    .check = check_chmod);
 FS_SCENARIO(setxattr, .prepare = prep_keep, .action = act_setxattr,
@@ -243,6 +260,56 @@ FS_SCENARIO(sendfile_tmpfs, .prepare = prep_xcopy,
 	    .action = act_sendfile_tmpfs, .check = check_xcopy,
 	    .full = COPY_LEN,
 	    .skip[FS_TMPFS] = "tmpfs to tmpfs: the sendfile scenario's path");
+
+FS_SCENARIO(readahead, .prepare = prep_cold, .action = act_readahead,
+	    .check = check_readahead, .errnos = no_errnos,
+	    .skip[FS_TMPFS] = TMPFS_NO_DISK);
+
+FS_SCENARIO(fadvise_dontneed, .prepare = prep_fsync, .action = act_dontneed,
+	    .check = check_dontneed, .errnos = no_errnos,
+	    .success_unseen = "advice: a success need drop no page, a failure loses nothing either",
+	    .skip[FS_TMPFS] = TMPFS_NO_DISK);
+
+/* sync_file_range(2): "ENOMEM Out of memory." */
+FS_SCENARIO(sync_file_range, .prepare = prep_fsync,
+	    .action = act_sync_range, .check = check_sync_range,
+	    .success_unseen = "data reads back after a failure too, once fsynced",
+	    .failure_unseen = "a failure can come after every page is written",
+	    /* mapping_can_writeback() is false: no writeback. */
+	    .skip[FS_TMPFS] = "tmpfs has no writeback: nothing to write");
+
+/*
+ * msync(2) lists ENOMEM (for an unmapped range); mm/msync.c returns
+ * vfs_fsync_range()'s error for a shared file mapping.
+ */
+FS_SCENARIO(msync, .prepare = prep_msync, .action = act_msync,
+	    .check = check_msync, .cleanup = fs_unmap,
+	    .success_unseen = "data reads back after a failure too, once fsynced",
+	    .failure_unseen = "a failure can come after every page is written",
+	    .skip[FS_TMPFS] = "tmpfs fsync is noop_fsync: no allocation to fail");
+
+FS_SCENARIO(fiemap, .prepare = prep_fiemap, .action = act_fiemap,
+	    .check = check_fiemap, .full = EXT_NR, .success_unseen = QUERY,
+	    /* mm/shmem.c: no .fiemap in shmem_inode_operations. */
+	    .skip[FS_TMPFS] = "tmpfs has no FIEMAP (EOPNOTSUPP)");
+
+/* ioctl_ficlone(2): "not limited to" its list; ENOMEM as reflink's. */
+FS_SCENARIO(clone_range, .prepare = prep_clone_range,
+	    .action = act_clone_range, .check = check_clone_range, REMAP_SKIP);
+
+/* ioctl_fideduperange(2): "ENOMEM The kernel was unable to allocate..." */
+FS_SCENARIO(dedupe_range, .prepare = prep_dedupe, .action = act_dedupe,
+	    .check = check_dedupe, .full = DD_LEN, REMAP_SKIP);
+
+/*
+ * mm/shmem.c:shmem_fileattr_set() allocates nothing; XFS's transaction is
+ * __GFP_NOFAIL (xfs_trans_alloc(), fs/xfs/xfs_trans.c:262): no point
+ * fired in either (6.12).
+ */
+FS_SCENARIO(chattr_append, .prepare = prep_a_ro, .action = act_append_only,
+	    .check = check_append_only, .cleanup = clear_append,
+	    .skip[FS_TMPFS] = "tmpfs sets an inode flag without allocating",
+	    .skip[FS_XFS] = "XFS sets an inode flag with __GFP_NOFAIL allocations");
 
 /*
  * fs/verity/ users in 6.12: ext4, f2fs, btrfs (fsverity_operations).
@@ -706,6 +773,8 @@ static void fs_cleanup(struct __test_metadata *_metadata, void *arg, int ret)
 	static char left[FS_NAMES_SIZE];
 	struct fs_ctx *fs = arg;
 
+	if (fs->op->cleanup)
+		fs->op->cleanup(fs);
 	if (ret >= 0 && fs->op->returns_fd)
 		ASSERT_EQ(0, close(ret));
 	if (fs->fd >= 0)
@@ -731,7 +800,9 @@ static void fs_sweep(struct __test_metadata *_metadata, struct fs_ctx *fs,
 	const int *allowed = fs->kind == FS_TMPFS ? fs->op->tmpfs_errnos : NULL;
 	const struct failnth_scenario sc = {
 		.name = fs->name,
-		.allowed = allowed ? allowed : enomem_only,
+		.allowed = allowed	  ? allowed :
+			   fs->op->errnos ? fs->op->errnos :
+					    enomem_only,
 		.full = fs->op->full,
 		.success_unseen = fs->op->success_unseen,
 		.failure_unseen = fs->op->failure_unseen,
