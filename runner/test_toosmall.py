@@ -303,6 +303,16 @@ class Attribution(unittest.TestCase):
 			      'min watermark 4652 kB of which 4096 kB', t['splats'][0]['title'])
 		self.assertIn('the OOM killer killed fio_test (pid 216) in a premature OOM kill', t['reason'])
 
+	def test_memcg_oom_kill_of_the_test_program_is_named(self):
+		run = self.lines('TOOSMALL:BEGIN a.one timeout=120',
+				 '[    1.1] memcg_test invoked oom-killer: gfp_mask=0xcc0(GFP_KERNEL), order=0, oom_score_adj=0',
+				 '[    1.2] Memory cgroup out of memory: Killed process 7 (memcg_test) total-vm:3684kB',
+				 'TOOSMALL:END a.one rc=137 secs=1.3')
+		t = run['tests'][0]
+		self.assertEqual(('fail', []), (t['status'], t['splats']))
+		self.assertIn('the OOM killer killed memcg_test (pid 7)', t['reason'])
+		self.assertNotIn('premature', t['reason'])
+
 	def test_oom_kill_below_the_unboosted_min_is_no_splat(self):
 		# The same report with 500 kB free: out of memory, boost or not;
 		# and with no boost: nothing the boost did.

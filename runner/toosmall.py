@@ -136,10 +136,10 @@ INFO = re.compile(PRINTK + r'(FAULT_INJECTION: forcing a failure|'
 # and the victim. wmark_pages() adds the zone's watermark boost to every
 # watermark, and show_mem() prints that sum as min; a zone whose free
 # pages are well above the min without the boost was not out of memory
-# (F77). A memcg OOM prints no zone lines.
+# (F77). A memcg OOM prints no zone lines: its victim is named, no more.
 OOM_ASK = re.compile(PRINTK + r'(\S+) invoked oom-killer: gfp_mask=\S+, order=(\d+)')
 OOM_ZONE = re.compile(PRINTK + r'(\w+) free:(\d+)kB boost:(\d+)kB min:(\d+)kB')
-OOM_VICTIM = re.compile(PRINTK + r'Out of memory: Killed process (\d+) \((.*?)\)')
+OOM_VICTIM = re.compile(PRINTK + r'(?:Memory cgroup out|Out) of memory: Killed process (\d+) \((.*?)\)')
 
 MARKER = re.compile(r'TOOSMALL:(BEGIN|END|READY|DONE|ERROR|STUCK|ROOTLOST|TRACE_END|TRACE)\b ?(.*)')
 RESULT = re.compile(r'^(not ok|ok) (\d+) (\S+)(?:\s+#\s*(SKIP|XFAIL|TODO|TIMEOUT|ERROR)\b\s*(.*))?$')

@@ -68,6 +68,12 @@ struct fs_cachestat {
 		nr_recently_evicted;
 };
 
+/* Whether the kernel has cachestat(2): an fd of -1 is EBADF if it has. */
+static bool fs_cachestat_works(void)
+{
+	return syscall(__NR_cachestat, -1, NULL, NULL, 0) && errno != ENOSYS;
+}
+
 /* The page-cache state of @fd's first @len bytes, in *@cs: 0 or -errno. */
 static int fs_cachestat(int fd, uint64_t len, struct fs_cachestat *cs)
 {
@@ -131,6 +137,8 @@ struct fs_op {
 	const int *errnos;
 	/* The same on tmpfs, where they differ; NULL: errnos. */
 	const int *tmpfs_errnos;
+	/* Its check reads the page cache with cachestat(2) (linux 6.5). */
+	bool cachestat;
 	/* Undoes what keeps cleanup from removing the names. Optional. */
 	void (*cleanup)(struct fs_ctx *fs);
 	/* Why a filesystem has no such call or no point on its path: skip. */

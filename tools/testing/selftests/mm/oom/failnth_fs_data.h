@@ -381,6 +381,12 @@ static int act_fsync(struct fs_ctx *fs)
 	return fsync(fs->fd) ? -errno : 0;
 }
 
+/* Writes @what (1 page cache, 2 slab, 3 both) to drop_caches: 0 or -errno. */
+static int fs_drop_caches(const char *what)
+{
+	return write_file("/proc/sys/vm/drop_caches", what);
+}
+
 /*
  * Pages of a's first FSYNC_LEN bytes in the page cache after
  * POSIX_FADV_DONTNEED, which drops the clean ones only: or -errno.
@@ -404,6 +410,14 @@ static int fs_cached_pages(int fd)
 	for (i = 0; !err && i < nr; i++)
 		cached += vec[i] & 1;
 	return err ? err : cached;
+}
+
+/* Whether a is the only name, and FSYNC_LEN bytes of content 2. */
+static bool a_reads_back(struct fs_ctx *fs, char *why, size_t size)
+{
+	return fs_names_are(fs->dirfd, "a", why, size) &&
+	       fs_file_is(fs->dirfd, "a", FSYNC_LEN, 2, 1, fs->ino_a, why,
+			  size);
 }
 
 /*
@@ -452,9 +466,7 @@ static bool a_on_disk(struct fs_ctx *fs, bool sync, char *why, size_t size)
 			 cached);
 	if (cached)
 		return false;
-	return fs_names_are(fs->dirfd, "a", why, size) &&
-	       fs_file_is(fs->dirfd, "a", FSYNC_LEN, 2, 1, fs->ino_a, why,
-			  size);
+	return a_reads_back(fs, why, size);
 }
 
 /*
@@ -465,9 +477,7 @@ static bool check_fsync(struct fs_ctx *fs, int ret, char *why, size_t size)
 {
 	if (ret >= 0)
 		return a_on_disk(fs, false, why, size);
-	return fs_names_are(fs->dirfd, "a", why, size) &&
-	       fs_file_is(fs->dirfd, "a", FSYNC_LEN, 2, 1, fs->ino_a, why,
-			  size);
+	return a_reads_back(fs, why, size);
 }
 
 /* The xattrs a scenario may leave on a. */
@@ -1218,13 +1228,8 @@ static char fc_names_got[FS_NAMES_SIZE];
  */
 static void prep_fc_names(struct __test_metadata *_metadata, struct fs_ctx *fs)
 {
-	int fd;
-
 	prep_fc_files(_metadata, fs);
-	fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
-	ASSERT_LE(0, fd);
-	ASSERT_EQ(1, write(fd, "2", 1));
-	ASSERT_EQ(0, close(fd));
+	ASSERT_EQ(0, fs_drop_caches("2"));
 }
 
 static int act_fc_names(struct fs_ctx *fs)

@@ -174,11 +174,6 @@ static int fs_fiemap(int fd, struct fs_extents *ext, bool sync)
 						    ext->fm.fm_mapped_extents;
 }
 
-static int fs_drop_caches(void)
-{
-	return write_file("/proc/sys/vm/drop_caches", "3");
-}
-
 static void prep_fiemap(struct __test_metadata *_metadata, struct fs_ctx *fs)
 {
 	struct stat st;
@@ -194,7 +189,7 @@ static void prep_fiemap(struct __test_metadata *_metadata, struct fs_ctx *fs)
 	ASSERT_EQ(0, fstat(fd, &st));
 	ASSERT_EQ(0, close(fd));
 	fs->ino_a = st.st_ino;
-	ASSERT_EQ(0, fs_drop_caches());
+	ASSERT_EQ(0, fs_drop_caches("3"));
 }
 
 /* What the action's FIEMAP reported. */

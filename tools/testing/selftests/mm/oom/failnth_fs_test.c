@@ -203,7 +203,7 @@ FS_SCENARIO(pwritev, .prepare = prep_write, .action = act_pwritev,
 	    .check = check_write, .full = PWRITEV_LEN);
 
 FS_SCENARIO(fsync, .prepare = prep_fsync, .action = act_fsync,
-	    .check = check_fsync,
+	    .check = check_fsync, .cachestat = true,
 	    /* Only a power cut could tell what reached the disk. */
 	    .success_unseen = "data reads back after a failed fsync too",
 	    /* btrfs: after the data is written, in its log or commit. */
@@ -262,17 +262,17 @@ FS_SCENARIO(sendfile_tmpfs, .prepare = prep_xcopy,
 	    .skip[FS_TMPFS] = "tmpfs to tmpfs: the sendfile scenario's path");
 
 FS_SCENARIO(readahead, .prepare = prep_cold, .action = act_readahead,
-	    .check = check_readahead, .errnos = no_errnos,
+	    .check = check_readahead, .cachestat = true, .errnos = no_errnos,
 	    .skip[FS_TMPFS] = TMPFS_NO_DISK);
 
 FS_SCENARIO(fadvise_dontneed, .prepare = prep_fsync, .action = act_dontneed,
-	    .check = check_dontneed, .errnos = no_errnos,
+	    .check = check_dontneed, .cachestat = true, .errnos = no_errnos,
 	    .success_unseen = "advice: a success need drop no page, a failure loses nothing either",
 	    .skip[FS_TMPFS] = TMPFS_NO_DISK);
 
 /* sync_file_range(2): "ENOMEM Out of memory." */
 FS_SCENARIO(sync_file_range, .prepare = prep_fsync,
-	    .action = act_sync_range, .check = check_sync_range,
+	    .action = act_sync_range, .check = check_sync_range, .cachestat = true,
 	    .success_unseen = "data reads back after a failure too, once fsynced",
 	    .failure_unseen = "a failure can come after every page is written",
 	    /* mapping_can_writeback() is false: no writeback. */
@@ -283,7 +283,7 @@ FS_SCENARIO(sync_file_range, .prepare = prep_fsync,
  * vfs_fsync_range()'s error for a shared file mapping.
  */
 FS_SCENARIO(msync, .prepare = prep_msync, .action = act_msync,
-	    .check = check_msync, .cleanup = fs_unmap,
+	    .check = check_msync, .cachestat = true, .cleanup = fs_unmap,
 	    .success_unseen = "data reads back after a failure too, once fsynced",
 	    .failure_unseen = "a failure can come after every page is written",
 	    .skip[FS_TMPFS] = "tmpfs fsync is noop_fsync: no allocation to fail");
@@ -639,6 +639,8 @@ static const char *fs_mount(struct __test_metadata *_metadata,
 		return why;
 	if (op->skip[kind])
 		return op->skip[kind];
+	if (op->cachestat && !fs_cachestat_works())
+		return "no cachestat(2) (linux 6.5): the check cannot tell dirty pages";
 	if (d && d->fsck_after && !in_path(d->fsck[0]))
 		return d->no_tools;
 	why = fresh_mount(_metadata, d, &fs->dev);
