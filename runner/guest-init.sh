@@ -204,7 +204,11 @@ reap_leftovers()
 cd tests || poweroff_now
 while IFS=$'\t' read -r name bin hname timeout _; do
 	[ "${FAILNTH_SITES:-0}" = 0 ] || : 2>/dev/null >"$tracing/trace"
-	echo "TOOSMALL:BEGIN $name timeout=$timeout"
+	# The last pid given out (/proc/loadavg's fifth field): the test's
+	# tasks have higher ones, and a leak kmemleak reports after a later
+	# test is still traced to it by its pid.
+	read -r _ _ _ _ lastpid _ </proc/loadavg
+	echo "TOOSMALL:BEGIN $name timeout=$timeout lastpid=$lastpid"
 	# Microseconds (EPOCHREALTIME has six decimals), and bash's arithmetic
 	# and printf: an awk here cost 0.04 s a test.
 	t0=${EPOCHREALTIME/[.,]/}

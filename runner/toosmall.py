@@ -471,6 +471,7 @@ def parse_log(lines):
 	trace = None		# test whose trace buffer is being read
 	t_begin = None
 	oom = None		# the global OOM report being read
+	windows = []		# (boot, lastpid, test, line) in BEGIN order
 
 	def add_splat(test, kind, title, lineno):
 		splat = {'kind': kind, 'title': title.strip(), 'line': lineno,
@@ -615,6 +616,9 @@ def parse_log(lines):
 					run['tests'].append(cur)
 					by_name[rest[0]] = cur
 				cur['_begun'] = True
+				lp = next((w[8:] for w in rest[1:] if w.startswith('lastpid=')), '')
+				if lp.isdigit() and boots:
+					windows.append((boots[-1]['n'], int(lp), cur, lineno))
 				if boots:
 					# A test began: init ran, whether or
 					# not its READY line made it out.
@@ -735,6 +739,7 @@ def parse_log(lines):
 	if boots and not boots[-1]['ended']:
 		end_boot(boots[-1], lineno, None)
 	started = any(t['_begun'] for t in run['tests'])
+	leak_owners(windows)
 	for t in run['tests']:
 		judge(t)
 	problem = run_problems(run, boots, started, lineno)
@@ -779,6 +784,48 @@ def parse_log(lines):
 				'by_program': progs,
 				'by_site': dict(sorted(every.items()))}
 	return run
+
+
+LEAK_TASK = re.compile(r'\s*comm "([^"]*)", pid (\d+),')
+
+
+def leak_owners(windows):
+	"""kmemleak reports an object once nothing points to it, and that can
+	be a test or more after the one that leaked it: a value that looks
+	like a pointer to it (a stale copy in a reused buffer, on a stack)
+	hides it until it is overwritten ("false negatives",
+	Documentation/dev-tools/kmemleak.rst). The report names the task that
+	allocated the object; each test's tasks have pids above the lastpid=
+	of its BEGIN and up to the next test's. A leak whose task is an
+	earlier test's program (its comm, and a pid of that test's window, in
+	the same boot) is moved to that test, saying where it surfaced. Any
+	other (a kernel thread's, a command the test ran) stays where it was
+	reported. @windows: (boot, lastpid, test, the console line of its
+	BEGIN) in BEGIN order."""
+	for i, (boot, _, t, begin) in enumerate(windows):
+		end = windows[i + 1][3] if i + 1 < len(windows) else None
+		for sp in list(t['splats']):
+			m = LEAK_TASK.match(sp['excerpt'][1]) if (
+				sp['kind'] == 'kmemleak' and len(sp['excerpt']) > 1) else None
+			# A test run twice (another boot) holds both runs' splats.
+			if not m or sp['line'] < begin or (end and sp['line'] > end):
+				continue
+			comm, pid = m.group(1), int(m.group(2))
+			for j in range(i - 1, -1, -1):
+				ub, lo, u, _ = windows[j]
+				if ub != boot:
+					break
+				hi = windows[j + 1][1]
+				inside = lo < pid <= hi if lo <= hi else (pid > lo or pid <= hi)
+				if not inside:
+					continue
+				if comm == (u['name'].split('.', 1)[0] + '_test')[:15]:
+					t['splats'].remove(sp)
+					sp['title'] += ' (reported after %s)' % t['name']
+					sp['excerpt'][0] = sp['title']
+					sp['reported_in'] = t['name']
+					u['splats'].append(sp)
+				break
 
 
 def run_problems(run, boots, started, last_line):
