@@ -246,6 +246,11 @@ def runner_name(prog, hname):
 	return '%s.%s' % (short, tname)
 
 
+def program_of(name):
+	"""The program that runs test @name: runner_name()'s inverse."""
+	return name.split('.', 1)[0] + '_test'
+
+
 def cmd_plan(args):
 	timeout = 45
 	with open(args.settings) as f:
@@ -787,6 +792,7 @@ def parse_log(lines):
 
 
 LEAK_TASK = re.compile(r'\s*comm "([^"]*)", pid (\d+),')
+TASK_COMM_LEN = 16	# include/linux/sched.h: a comm is cut to 15 characters
 
 
 def leak_owners(windows):
@@ -819,7 +825,7 @@ def leak_owners(windows):
 				inside = lo < pid <= hi if lo <= hi else (pid > lo or pid <= hi)
 				if not inside:
 					continue
-				if comm == (u['name'].split('.', 1)[0] + '_test')[:15]:
+				if comm == program_of(u['name'])[:TASK_COMM_LEN - 1]:
 					t['splats'].remove(sp)
 					sp['title'] += ' (reported after %s)' % t['name']
 					sp['excerpt'][0] = sp['title']
