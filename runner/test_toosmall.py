@@ -1537,6 +1537,38 @@ class Ksft(unittest.TestCase):
 		self.assertEqual(1, rc)
 		self.assertRegex(progs[''][0], r'^not ok no kernel splat')
 
+	def test_console_splat_of_a_finding_that_struck_a_case_that_passed(self):
+		# The seed's own checks pass; the console shows F77's premature
+		# OOM kill, which no case owns in a kselftest runner's run. The
+		# seed's "fail|pass" entry for F77 explains it: in run.sh's runs
+		# it would have made the case an XFAIL.
+		with open(os.path.join(LOGS, 'pass.log')) as f:
+			text = f.read()
+		oom = [l.replace('xfs_repair', 'oom_test').replace('fio_test', 'oom_test')
+		       for l in Attribution.OOM]
+		with tempfile.NamedTemporaryFile('w', suffix='.log') as f:
+			f.write(text + '\n'.join(oom) + '\n')
+			f.flush()
+			args = ('--console', f.name, '--kernel-kind', 'default')
+			rc, progs = self.ksft(lambda s: s, None, lambda s: s, *args)
+			self.assertEqual(0, rc, progs)
+			self.assertRegex(progs[''][0], r'^ok no kernel splat .* but those of findings '
+					 r'that struck: F77 1$')
+			self.assertVerdict(progs, 'oom_test', True)
+			# Without the seed's entry, no case of this run is F77's.
+			rc, progs = self.ksft(lambda s: s, None, lambda s: re.sub(
+				r'(?m)^oom\.seed\.xfs_global\.\S+\tfail\|pass\tF77.*\n', '', s), *args)
+			self.assertEqual(1, rc)
+			self.assertRegex(progs[''][0], r'^not ok no kernel splat .* 1 splats, the first '
+					 r'\(oom_premature\) .*: premature OOM kill of oom_test')
+			# An entry that says the case fails, always: its pass is no
+			# proof the finding struck.
+			rc, progs = self.ksft(lambda s: s, None, lambda s: s.replace(
+				'oom.seed.xfs_global.oom_victim_blocked_on_lock\tfail|pass',
+				'oom.seed.xfs_global.oom_victim_blocked_on_lock\tfail'), *args)
+			self.assertEqual(1, rc)
+			self.assertRegex(progs[''][0], r'^not ok no kernel splat .* \(oom_premature\)')
+
 	def test_known_crash_or_hang(self):
 		names = ('failnth_task.task.fork.both', 'fio.xfs.mmap.memcg_below', 'oom.x')
 		with tempfile.NamedTemporaryFile('w', suffix='.known') as f:
