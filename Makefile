@@ -13,7 +13,7 @@ help:
 	@echo "make run     run the suite in UML (./run.sh)"
 	@echo "make check   the project's own tests, a real UML run included"
 	@echo "make check-debug-full  every fail-nth program, every mode, on the"
-	@echo "             debug profile (kmemleak, KASAN, lockdep) at 256M, by hand"
+	@echo "             debug profile (kmemleak, KASAN, lockdep), by hand"
 	@echo "make check-baseline  --baseline against copies of the default tree"
 	@echo "             (OOM reaper off, a comment, F3's fix): by hand, a build each"
 	@echo "make check-qemu  build the x86_64 kernel (~17 min), run check's qemu"

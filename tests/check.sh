@@ -24,8 +24,8 @@
 #             kmemleak, lockdep), which builds its own kernel, and a subset
 #             of the fail-nth sweeps on it: a leak on an error path fails
 #             its test (CHECK_DEBUG_FILTERS, globs, replaces the subset)
-#   debug-full  every fail-nth program in every mode on the debug profile,
-#             at --mem 256M (make check-debug-full; not part of make check:
+#   debug-full  every fail-nth program in every mode on the debug profile
+#             (make check-debug-full; not part of make check:
 #             the 400 both-mode sweeps outside the subset below took 21
 #             minutes here; all modes, about 1,800 tests, were not timed)
 #   baseline  --baseline on patched copies of the default tree (make
@@ -905,19 +905,15 @@ check_uml_debug_failnth()
 {
 	local which=$1 bound=$2 out="$SCRATCH/debug-$1" rc t0 secs figures f good=1
 	local name="uml: fail-nth $1 on the debug profile, kmemleak scanned after each test"
-	local -a filters=() mem=()
+	local -a filters=()
 
 	shift 2
 	for f in "$@"; do
 		filters+=(--filter "$f")
 	done
-	# The whole set needs more than the profile's 128M: at 128M (47 MB
-	# managed beside KASAN's shadow) the btrfs sweeps and kmemleak's own
-	# objects (10 MB of them) left a lane OOM-killing every later test.
-	[ "$which" != full ] || mem=(--mem 256M)
 	t0=$SECONDS
 	run_bounded "$bound" ./run.sh --profile debug --run-timeout "$bound" \
-		"${mem[@]}" "${filters[@]}" --output "$out" \
+		"${filters[@]}" --output "$out" \
 		>"$SCRATCH/debug-$which.stdout" 2>"$SCRATCH/debug-$which.stderr"
 	rc=$?
 	secs=$((SECONDS - t0))
