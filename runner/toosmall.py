@@ -1843,17 +1843,27 @@ def cmd_ksft(args):
 	# A splat no case can own is still a known finding's when the
 	# signature of an entry that excused a case of this run explains it
 	# (F8's XFS reports): that finding struck here, visibly. So is one
-	# explained by a "|pass" entry of a case that passed: in run.sh's
-	# runs that splat would have been the case's, and made it an XFAIL
-	# (F77's premature OOM kill in the seed, whose own checks pass).
-	struck = [e for t in run['tests'] for e in known
-		  if entry_applies(e, kernel, False) and t['status'] in e['status'] and
-		  fnmatch.fnmatchcase(t['name'], e['glob']) and
-		  ('xfail' in t and t['xfail'].split()[0] == e['fid'] or
-		   t['status'] == 'pass')]
+	# explained by a "|pass" entry of a case that passed, when the splat
+	# names the case's program (a task's comm, cut as the kernel cuts
+	# it): in run.sh's runs that splat would have been the case's, and
+	# made it an XFAIL (F77's premature OOM kill of oom_test in the seed,
+	# whose own checks pass).
+	struck = []		# (entry, the comm a splat must name, or None)
+	for p in progs:
+		for t in runs[p]['cases'].values():
+			for e in known:
+				if not (entry_applies(e, kernel, False) and t['status'] in e['status'] and
+					fnmatch.fnmatchcase(t['name'], e['glob'])):
+					continue
+				if 'xfail' in t and t['xfail'].split()[0] == e['fid']:
+					struck.append((e, None))
+				elif t['status'] == 'pass':
+					struck.append((e, p[:TASK_COMM_LEN - 1]))
 	excused = {}
 	for sp in list(splats):
-		e = next((e for e in struck if e['sig'].search(sp['title'])), None)
+		e = next((e for e, comm in struck if e['sig'].search(sp['title']) and
+			  (comm is None or re.search(r'\b%s\b' % re.escape(comm), sp['title']))),
+			 None)
 		if e:
 			splats.remove(sp)
 			excused[e['fid']] = excused.get(e['fid'], 0) + 1
