@@ -792,7 +792,12 @@ def parse_log(lines):
 
 
 LEAK_TASK = re.compile(r'\s*comm "([^"]*)", pid (\d+),')
-TASK_COMM_LEN = 16	# include/linux/sched.h: a comm is cut to 15 characters
+TASK_COMM_LEN = 16	# include/linux/sched.h
+
+
+def comm_of(prog):
+	"""The comm the kernel gives program @prog's tasks: its name, cut."""
+	return prog[:TASK_COMM_LEN - 1]
 
 
 def leak_owners(windows):
@@ -825,7 +830,7 @@ def leak_owners(windows):
 				inside = lo < pid <= hi if lo <= hi else (pid > lo or pid <= hi)
 				if not inside:
 					continue
-				if comm == program_of(u['name'])[:TASK_COMM_LEN - 1]:
+				if comm == comm_of(program_of(u['name'])):
 					t['splats'].remove(sp)
 					sp['title'] += ' (reported after %s)' % t['name']
 					sp['excerpt'][0] = sp['title']
@@ -1738,10 +1743,9 @@ def ksft_judge_cases(r):
 def ksft_splats(console):
 	"""A console's splats (parse_log()), a panic first. A kselftest
 	runner's guest prints no TOOSMALL:BEGIN: no splat is any case's."""
-	splats = console['boot']['splats'] + [s for t in console['tests'] for s in t['splats']]
-	# run.kernel, the pseudo-test of run_problems(), holds the boot's
-	# splats again: each once.
-	splats = list({id(s): s for s in splats}.values())
+	# run.kernel, run_problems()'s pseudo-test, holds the boot's splats.
+	splats = console['boot']['splats'] + [s for t in console['tests']
+					      if t['category'] != 'run' for s in t['splats']]
 	return sorted(splats, key=lambda s: (s['kind'] != 'panic', s['line']))
 
 
@@ -1858,7 +1862,7 @@ def cmd_ksft(args):
 				if 'xfail' in t and t['xfail'].split()[0] == e['fid']:
 					struck.append((e, None))
 				elif t['status'] == 'pass':
-					struck.append((e, p[:TASK_COMM_LEN - 1]))
+					struck.append((e, comm_of(p)))
 	excused = {}
 	for sp in list(splats):
 		e = next((e for e, comm in struck if e['sig'].search(sp['title']) and
