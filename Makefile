@@ -5,13 +5,15 @@
 SERIES_DIR ?= series
 UM_SERIES_DIR ?= um-series
 
-.PHONY: all run check check-debug-full check-baseline check-qemu lint bench bench-uml bench-vm series um-series help
+.PHONY: all run check check-long check-debug-full check-baseline check-qemu lint bench bench-uml bench-vm series um-series help
 
 all: help
 
 help:
 	@echo "make run     run the suite in UML (./run.sh)"
 	@echo "make check   the project's own tests, a real UML run included"
+	@echo "make check-long  check's --mutate run and its run on Debian's"
+	@echo "             linux.uml on every fail-nth program (~15 min), by hand"
 	@echo "make check-debug-full  every fail-nth program, every mode, on the"
 	@echo "             debug profile (kmemleak, KASAN, lockdep), by hand"
 	@echo "make check-baseline  --baseline against copies of the default tree"
@@ -31,6 +33,10 @@ run:
 
 check:
 	tests/check.sh
+
+# Not part of check: the few programs group uml takes stand for them there.
+check-long:
+	tests/check.sh mutate-full prebuilt-full
 
 # Not part of check: the subset in its group debug stands for it there.
 check-debug-full:

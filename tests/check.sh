@@ -25,9 +25,11 @@
 #             of the fail-nth sweeps on it: a leak on an error path fails
 #             its test (CHECK_DEBUG_FILTERS, globs, replaces the subset)
 #   debug-full  every fail-nth program in every mode on the debug profile
-#             (make check-debug-full; not part of make check:
-#             the 400 both-mode sweeps outside the subset below took 21
-#             minutes here; all modes, about 1,800 tests, were not timed)
+#             (make check-debug-full; not part of make check: about 1,800
+#             tests, not timed)
+#   mutate-full, prebuilt-full  group uml's --mutate run and its run on
+#             Debian's linux.uml, on every fail-nth program rather than
+#             the few make check takes (make check-long)
 #   baseline  --baseline on patched copies of the default tree (make
 #             check-baseline; not part of make check: a kernel build per
 #             copy): the OOM reaper off, a comment, F3's fix, a flaky test
@@ -484,11 +486,30 @@ check_kernel_patches()
 # and in every mode, and they must notice (failnth.h, failnth_mutate()). A
 # guest that ignored --mutate would pass too, so every passing test must
 # also have printed its "mutate" lines.
+#
+# The fail-nth tests check_uml_mutate runs in make check, 289 of them:
+# single calls in the test's thread and in a child (failnth_mm and
+# failnth_sig have both), execve, and a whole command (cpio_create); group
+# mutate-full (make check-long) runs every failnth program, 1,834 tests,
+# 9 minutes on the slower of our 2-core machines.
+MUTATE_FILTERS=('failnth_fd*' 'failnth_ipc_*' 'failnth_sig*' 'failnth_mm*'
+	'failnth_task.task.execve.*' 'failnth_work.work.cpio_create.*')
+
+# check_uml_mutate [full]: --mutate on MUTATE_FILTERS, or every program.
 check_uml_mutate()
 {
-	local out="$SCRATCH/mutate" rc got
+	local out="$SCRATCH/mutate" rc got f bound=900
+	local -a filters=()
 
-	run_bounded 1800 ./run.sh --mutate --filter 'failnth*' --output "$out" \
+	if [ "${1:-}" = full ]; then
+		filters=(--filter 'failnth*')
+		bound=3600
+	else
+		for f in "${MUTATE_FILTERS[@]}"; do
+			filters+=(--filter "$f")
+		done
+	fi
+	run_bounded "$bound" ./run.sh --mutate "${filters[@]}" --output "$out" \
 		>"$SCRATCH/mutate.stdout" 2>"$SCRATCH/mutate.stderr"
 	rc=$?
 	if got=$(python3 "$TOPDIR/runner/toosmall.py" mutate "$out" 2>&1) && [ "$rc" = 0 ]; then
@@ -804,9 +825,28 @@ check_interrupt_build()
 # it (the fail-nth sweeps, fio's injected faults) must skip with a reason.
 # The tests that need no knob run on it, but its verdicts are 6.1's, not the
 # default kernel's: they are not judged here.
+# The tests check_uml_prebuilt runs in make check: each kind of fault
+# injection (fail-nth in the thread, in a child, a whole command; fio's
+# faults), 355 tests; group prebuilt-full (make check-long) runs every
+# fail-nth and fio faults test, about 1,850, 6 minutes on the slower of
+# our 2-core machines.
+PREBUILT_FILTERS=('failnth_fd*' 'failnth_mm*' 'failnth_sig*' 'failnth_work*'
+	'failnth_fs.tmpfs.*' 'fio.xfs.*.faults')
+
+# check_uml_prebuilt [full]
 check_uml_prebuilt()
 {
-	local out="$SCRATCH/pre" rc why
+	local out="$SCRATCH/pre" rc why f bound=600
+	local -a filters=()
+
+	if [ "${1:-}" = full ]; then
+		filters=(--filter 'failnth*' --filter 'fio.xfs.*.faults')
+		bound=1800
+	else
+		for f in "${PREBUILT_FILTERS[@]}"; do
+			filters+=(--filter "$f")
+		done
+	fi
 
 	if [ ! -x /usr/bin/linux.uml ]; then
 		skip "uml: prebuilt kernel skips" "no /usr/bin/linux.uml (apt-get install user-mode-linux)"
@@ -827,8 +867,8 @@ check_uml_prebuilt()
 		fi
 		return
 	fi
-	run_bounded 900 ./run.sh --kernel /usr/bin/linux.uml --output "$out" \
-		--filter 'failnth*' --filter 'fio.xfs.*.faults' >"$SCRATCH/pre.log" 2>&1
+	run_bounded "$bound" ./run.sh --kernel /usr/bin/linux.uml --output "$out" \
+		"${filters[@]}" >"$SCRATCH/pre.log" 2>&1
 	rc=$?
 	if [ "$rc" = 0 ] && python3 -c '
 import json, sys
@@ -949,12 +989,12 @@ print("%d tests (%d pass, %d skip, %d xfail), %d points" % (len(r["tests"]),
 }
 
 # The subset make check runs, in both mode (every allocator): the
-# filesystem calls on tmpfs and the pipe, socket, SysV, fd, lock, network
-# and io_uring/AIO calls, 71 tests in about 4 minutes on 2 cores with
-# --jobs 2 (measured at 748e080; the kmemleak scans' 5 s wait after each
-# test is most of it).
-DEBUG_FAILNTH=('failnth_fs.tmpfs.*.both' 'failnth_ipc_*.both' 'failnth_fd.*.both'
-	'failnth_net.*.both' 'failnth_io.*.both')
+# filesystem calls on tmpfs and the pipe, socket, SysV, fd and lock calls,
+# 101 tests. The kmemleak scans' 5 s wait after each test is most of it.
+# The network and io_uring/AIO sweeps (107 tests more) left it when a
+# machine twice as slow for UML as the first one made it outrun its
+# 15 minutes; make check-debug-full runs them.
+DEBUG_FAILNTH=('failnth_fs.tmpfs.*.both' 'failnth_ipc_*.both' 'failnth_fd.*.both')
 
 # qemu_cached: whether the x86_64 kernel for --vm qemu is in the cache.
 # Its build takes about 17 minutes here, more than make check's cold budget
@@ -1273,6 +1313,8 @@ main()
 		interrupt) check_interrupt_build ;;
 		remake) check_cli_user_tree_remake ;;
 		mutate) check_uml_mutate ;;
+		mutate-full) check_uml_mutate full ;;
+		prebuilt-full) check_uml_prebuilt full ;;
 		sites) check_uml_sites ;;
 		isolation) check_uml_isolation ;;
 		jobs) check_uml_jobs ;;

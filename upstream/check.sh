@@ -58,7 +58,7 @@ export TOOSMALL_CACHE
 : "${CHECK_VMS:=uml}"
 # Bounds: the guest's whole run (QEMU's boot may be emulated: TCG), and
 # each host step.
-readonly UML_SECS=300 QEMU_SECS=900 BUILD_SECS=600
+readonly UML_SECS=600 QEMU_SECS=900 BUILD_SECS=600
 
 # The reduced set: "PROGRAM GLOB..." (runner names, as ./run.sh --list
 # prints them) for the programs that take minutes in full; the others run
