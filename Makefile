@@ -13,7 +13,7 @@ help:
 	@echo "make run     run the suite in UML (./run.sh)"
 	@echo "make check   the project's own tests, a real UML run included"
 	@echo "make check-long  check's --mutate run and its run on Debian's"
-	@echo "             linux.uml on every fail-nth program (~15 min), by hand"
+	@echo "             linux.uml on every fail-nth program (~16 min), by hand"
 	@echo "make check-debug-full  every fail-nth program, every mode, on the"
 	@echo "             debug profile (kmemleak, KASAN, lockdep), by hand"
 	@echo "make check-baseline  --baseline against copies of the default tree"
