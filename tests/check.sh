@@ -110,6 +110,17 @@ run_bounded()
 	timeout --foreground -k 10 "$secs" "$@"
 }
 
+# filter_args GLOB...: FILTER_ARGS, run.sh's --filter for each GLOB.
+filter_args()
+{
+	local g
+
+	FILTER_ARGS=()
+	for g in "$@"; do
+		FILTER_ARGS+=(--filter "$g")
+	done
+}
+
 ksrc()
 {
 	local d
@@ -498,18 +509,15 @@ MUTATE_FILTERS=('failnth_fd*' 'failnth_ipc_*' 'failnth_sig*' 'failnth_mm*'
 # check_uml_mutate [full]: --mutate on MUTATE_FILTERS, or every program.
 check_uml_mutate()
 {
-	local out="$SCRATCH/mutate" rc got f bound=900
-	local -a filters=()
+	local out="$SCRATCH/mutate" rc got bound=900
 
 	if [ "${1:-}" = full ]; then
-		filters=(--filter 'failnth*')
-		bound=3600
+		filter_args 'failnth*'
+		bound=1800
 	else
-		for f in "${MUTATE_FILTERS[@]}"; do
-			filters+=(--filter "$f")
-		done
+		filter_args "${MUTATE_FILTERS[@]}"
 	fi
-	run_bounded "$bound" ./run.sh --mutate "${filters[@]}" --output "$out" \
+	run_bounded "$bound" ./run.sh --mutate "${FILTER_ARGS[@]}" --output "$out" \
 		>"$SCRATCH/mutate.stdout" 2>"$SCRATCH/mutate.stderr"
 	rc=$?
 	if got=$(python3 "$TOPDIR/runner/toosmall.py" mutate "$out" 2>&1) && [ "$rc" = 0 ]; then
@@ -836,16 +844,13 @@ PREBUILT_FILTERS=('failnth_fd*' 'failnth_mm*' 'failnth_sig*' 'failnth_work*'
 # check_uml_prebuilt [full]
 check_uml_prebuilt()
 {
-	local out="$SCRATCH/pre" rc why f bound=600
-	local -a filters=()
+	local out="$SCRATCH/pre" rc why bound=600
 
 	if [ "${1:-}" = full ]; then
-		filters=(--filter 'failnth*' --filter 'fio.xfs.*.faults')
-		bound=1800
+		filter_args 'failnth*' 'fio.xfs.*.faults'
+		bound=900
 	else
-		for f in "${PREBUILT_FILTERS[@]}"; do
-			filters+=(--filter "$f")
-		done
+		filter_args "${PREBUILT_FILTERS[@]}"
 	fi
 
 	if [ ! -x /usr/bin/linux.uml ]; then
@@ -868,7 +873,7 @@ check_uml_prebuilt()
 		return
 	fi
 	run_bounded "$bound" ./run.sh --kernel /usr/bin/linux.uml --output "$out" \
-		"${filters[@]}" >"$SCRATCH/pre.log" 2>&1
+		"${FILTER_ARGS[@]}" >"$SCRATCH/pre.log" 2>&1
 	rc=$?
 	if [ "$rc" = 0 ] && python3 -c '
 import json, sys
@@ -943,17 +948,14 @@ sys.exit("detect.failnth_leaky: %s, %d kmemleak splats, none with a toosmall_det
 # deadline in seconds; the rest are --filter globs.
 check_uml_debug_failnth()
 {
-	local which=$1 bound=$2 out="$SCRATCH/debug-$1" rc t0 secs figures f good=1
+	local which=$1 bound=$2 out="$SCRATCH/debug-$1" rc t0 secs figures good=1
 	local name="uml: fail-nth $1 on the debug profile, kmemleak scanned after each test"
-	local -a filters=()
 
 	shift 2
-	for f in "$@"; do
-		filters+=(--filter "$f")
-	done
+	filter_args "$@"
 	t0=$SECONDS
 	run_bounded "$bound" ./run.sh --profile debug --run-timeout "$bound" \
-		"${filters[@]}" --output "$out" \
+		"${FILTER_ARGS[@]}" --output "$out" \
 		>"$SCRATCH/debug-$which.stdout" 2>"$SCRATCH/debug-$which.stderr"
 	rc=$?
 	secs=$((SECONDS - t0))
@@ -1049,16 +1051,14 @@ QEMU_FILTERS=('failnth_mm.*.both' 'failnth_fd.*.both' 'failnth_ipc_*.both'
 
 check_qemu()
 {
-	local out="$SCRATCH/qemu" rc f args=()
+	local out="$SCRATCH/qemu" rc f
 
 	if [ "${1:-}" != build ] && ! qemu_cached; then
 		skip "qemu: a short --vm qemu run" "the x86_64 kernel is not in the cache: make check-qemu builds it (about 17 min on 2 cores) and runs this group"
 		return
 	fi
-	for f in "${QEMU_FILTERS[@]}"; do
-		args+=(--filter "$f")
-	done
-	run_bounded 1800 ./run.sh --vm qemu --output "$out" "${args[@]}" \
+	filter_args "${QEMU_FILTERS[@]}"
+	run_bounded 1800 ./run.sh --vm qemu --output "$out" "${FILTER_ARGS[@]}" \
 		>"$SCRATCH/qemu.stdout" 2>"$SCRATCH/qemu.stderr"
 	rc=$?
 	for f in console.log results.ktap junit.xml results.json; do
