@@ -40,8 +40,9 @@
 #             kernel, judged against known-issues, and the guest's escape
 #             attempts there; skipped, saying so, when the x86_64 kernel is
 #             not in the cache (qemu-build, make check-qemu, builds it)
-# Each check prints "ok" or "not ok" with its name; the last line is
-# "N passed, N failed, N skipped". Usage: tests/check.sh [GROUP...];
+# Each check prints "ok" or "not ok" with its name, then "#   N s" if it
+# took 5 s or more; the last line is "N passed, N failed, N skipped".
+# Usage: tests/check.sh [GROUP...];
 # CHECK_SKIP_SUITE=1 leaves out the (slowest) full suite run of group uml.
 
 set -u
@@ -55,6 +56,15 @@ PASSED=0
 FAILED=0
 SKIPPED=0
 N=0
+# The time each check took, for make check's budget: since the last result.
+LAST=$SECONDS
+
+# took: "#   N s" after a result that took 5 s or more.
+took()
+{
+	[ $((SECONDS - LAST)) -lt 5 ] || echo "#   $((SECONDS - LAST)) s"
+	LAST=$SECONDS
+}
 SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/toosmall-check.XXXXXX") || exit 2
 trap 'rm -rf "$SCRATCH"' EXIT
 # Signalled (Ctrl-C, CI's timeout): exit, so that the EXIT trap runs; the
@@ -67,6 +77,7 @@ ok()
 	N=$((N + 1))
 	PASSED=$((PASSED + 1))
 	echo "ok $N $1"
+	took
 }
 
 not_ok()
@@ -76,6 +87,7 @@ not_ok()
 	echo "not ok $N $1"
 	shift
 	[ $# -eq 0 ] || printf '#   %s\n' "$@"
+	took
 }
 
 skip()
@@ -83,6 +95,7 @@ skip()
 	N=$((N + 1))
 	SKIPPED=$((SKIPPED + 1))
 	echo "ok $N $1 # SKIP $2"
+	took
 }
 
 # expect NAME CMD...: ok if CMD succeeds, else not ok with its last output.
@@ -1282,6 +1295,7 @@ main()
 	local groups=("$@") g subset
 
 	deps_install
+	LAST=$SECONDS
 	# cli unpacks the kernel tree that lint takes checkpatch from.
 	[ ${#groups[@]} -gt 0 ] || groups=(parser cli lint kernel uml upstream debug qemu)
 	for g in "${groups[@]}"; do
