@@ -179,8 +179,10 @@ if [ "$PART" != vm ]; then
 	for g in "${globs[@]}"; do
 		args+=(--filter "$g")
 	done
-	figure debug_failnth_s "$(secs ./run.sh --profile debug "${args[@]}" --output "$WORK/debug-subset")" \
-		"$(field "$WORK/debug-subset/results.json" 'len(r["tests"])') tests of make check's group debug"
+	# Its --jobs, check.sh's debug_jobs(): 3 a CPU, at most 8.
+	j=$((3 * n < 8 ? 3 * n : 8))
+	figure debug_failnth_s "$(secs ./run.sh --profile debug --jobs "$j" "${args[@]}" --output "$WORK/debug-subset")" \
+		"$(field "$WORK/debug-subset/results.json" 'len(r["tests"])') tests of make check's group debug, --jobs $j"
 fi
 
 # The same suite on an x86_64 kernel under QEMU (issue 16's figures).
