@@ -1027,8 +1027,8 @@ DEBUG_FAILNTH=('failnth_fs.tmpfs.*.both' 'failnth_ipc_*.both' 'failnth_fd.*.both
 # has left: make check-qemu builds it; make check uses it when it is there.
 qemu_cached()
 {
-	# Asked by groups upstream and qemu: 15 to 30 s a time (run.sh merges
-	# the x86_64 config to find the build), so the answer is kept.
+	# Asked by groups upstream and qemu, so the answer is kept: a no is
+	# quick, a yes takes 15 to 30 s (run.sh checks the x86_64 config).
 	if [ -z "${QEMU_CACHED:-}" ]; then
 		QEMU_CACHED=0
 		TOOSMALL_NO_BUILD=1 run_bounded 300 ./run.sh --vm qemu --build-only \
