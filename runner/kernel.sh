@@ -224,6 +224,14 @@ src_unchanged()
 	newer=$(find "$1" -newer "$2" -print -quit 2>/dev/null) && [ -z "$newer" ]
 }
 
+# no_build_stop BUILD: under TOOSMALL_NO_BUILD (tests/check.sh's cheap
+# probe: is this kernel built already?), stop, saying BUILD's kernel is not.
+no_build_stop()
+{
+	[ -z "${TOOSMALL_NO_BUILD:-}" ] ||
+		die "$EXIT_INFRA" "the kernel in $1 is not built, and TOOSMALL_NO_BUILD is set: unset it to build"
+}
+
 # build SRC BUILD STAMP: make linux unless BUILD/.toosmall-built says STAMP,
 # i.e. this exact tree state and config were already built. Without a
 # STAMP (a user's tree), make runs unless nothing in SRC and not the
@@ -245,9 +253,7 @@ build()
 		log "kernel up to date: nothing in $src changed since its last make"
 		return 0
 	fi
-	# tests/check.sh's cheap probe: is this kernel built already?
-	[ -z "${TOOSMALL_NO_BUILD:-}" ] ||
-		die "$EXIT_INFRA" "the kernel in $build is not built, and TOOSMALL_NO_BUILD is set: unset it to build"
+	no_build_stop "$build"
 	check_space "$build" 1000
 	t0=$(now_s)
 	log "building the ${KMAKE[0]#ARCH=} kernel in $build (log: $build/build.log)"
