@@ -81,34 +81,17 @@ static struct {
 	char mtext[MSG_LEN];
 } msg_out, msg_in;
 
-struct sysv_ctx;
-
-/* One scenario: how a variant sets up, calls and checks. */
-struct sysv_op {
-	/* The scenario's name in the summary line. */
-	const char *scenario;
+/* Shared by the callbacks of a sweep. */
+struct sysv_ctx {
 	/*
 	 * The /proc/sysvipc file that lists the objects of this kind; NULL
 	 * for a POSIX queue, which its name finds.
 	 */
 	const char *proc;
-	/* Before each point, unarmed. Optional. */
-	void (*prepare)(struct __test_metadata *_metadata, struct sysv_ctx *c);
-	/* The call under test: >= 0 on success, else -errno. */
-	int (*action)(struct sysv_ctx *c);
-	/* Whether the object is as @ret says; the listing is checked apart. */
-	bool (*check)(struct sysv_ctx *c, int ret, char *why, size_t size);
 	/* Removes the object @id. */
 	int (*remove)(int id);
 	/* Whether the call creates the object (else prepare does). */
 	bool creates;
-	/* Clean failures, 0-terminated. */
-	const int *allowed;
-};
-
-/* Shared by the callbacks of a sweep. */
-struct sysv_ctx {
-	const struct sysv_op *op;
 	/* The object under test, -1 when there is none. */
 	int id;
 	/* The ids /proc/sysvipc listed before the sweep. */
@@ -165,26 +148,46 @@ static bool listed_as_before(struct sysv_ctx *c, int id, const char *when,
 		"%s: %s lists id %d, neither %s nor listed before the sweep";
 	int now[MAX_IDS], nr, i, extra = id >= 0;
 
-	nr = read_ids(c->op->proc, now, MAX_IDS);
+	nr = read_ids(c->proc, now, MAX_IDS);
 	if (nr < 0) {
-		snprintf(why, size, "reading %s: %s", c->op->proc,
-			 strerror(-nr));
+		snprintf(why, size, "reading %s: %s", c->proc, strerror(-nr));
 		return false;
 	}
 	for (i = 0; i < nr; i++) {
 		if (now[i] == id || id_in(now[i], c->before, c->nr_before))
 			continue;
-		snprintf(why, size, unexpected, when, c->op->proc, now[i],
+		snprintf(why, size, unexpected, when, c->proc, now[i],
 			 id >= 0 ? "the new one" : "removed");
 		return false;
 	}
 	if (nr != c->nr_before + extra || (extra && !id_in(id, now, nr))) {
 		snprintf(why, size, "%s: %s lists %d ids, expected %d%s", when,
-			 c->op->proc, nr, c->nr_before + extra,
+			 c->proc, nr, c->nr_before + extra,
 			 extra ? " with the new one" : "");
 		return false;
 	}
 	return true;
+}
+
+/*
+ * What every variant's check tests first: a failed create returned no id,
+ * a successful one the new id, and /proc/sysvipc lists what it listed
+ * before the sweep, with the object after a success.
+ */
+static bool sysv_listed(struct sysv_ctx *c, int ret, char *why, size_t size)
+{
+	if (c->creates && ret < 0 && c->id >= 0) {
+		snprintf(why, size, "failed, yet returned id %d", c->id);
+		return false;
+	}
+	if (c->creates && ret >= 0 && ret != c->id) {
+		snprintf(why, size, "returned %d, not id %d", ret, c->id);
+		return false;
+	}
+	return !c->proc ||
+	       listed_as_before(c, c->id,
+				ret < 0 ? "after a failure" : "after success",
+				why, size);
 }
 
 static int msg_remove(int id)
@@ -245,38 +248,25 @@ static bool queue_has_msg_out(int id, char *why, size_t size)
 }
 
 /* msgget() of a new private queue, or of a new keyed one. */
-static int msgget_private_action(struct sysv_ctx *c)
+static int msgget_private_action(void *arg)
 {
+	struct sysv_ctx *c = arg;
 	int id = msgget(IPC_PRIVATE, IPC_CREAT | 0600);
 
 	return id < 0 ? -errno : (c->id = id);
 }
 
-static int msgget_key_action(struct sysv_ctx *c)
+static int msgget_key_action(void *arg)
 {
+	struct sysv_ctx *c = arg;
 	int id = msgget(MSG_KEY, IPC_CREAT | IPC_EXCL | 0600);
 
 	return id < 0 ? -errno : (c->id = id);
 }
 
-/*
- * Success: the queue is empty and carries a message. A keyed one is found
- * by its key. Failure: the key is unused.
- */
-static bool msgget_check(struct sysv_ctx *c, int ret, char *why, size_t size)
+/* After a success, the new queue is empty and carries a message. */
+static bool new_queue_works(struct sysv_ctx *c, int ret, char *why, size_t size)
 {
-	bool keyed = c->op->action == msgget_key_action;
-	int found;
-
-	if (keyed) {
-		found = msgget(MSG_KEY, 0);
-		if (found != (ret < 0 ? -1 : c->id)) {
-			snprintf(why, size, "key 0x%x finds queue %d after %s",
-				 MSG_KEY, found,
-				 ret < 0 ? "a failure" : "success");
-			return false;
-		}
-	}
 	if (ret < 0)
 		return true;
 	if (!queue_holds(c->id, 0, 0, why, size))
@@ -289,10 +279,34 @@ static bool msgget_check(struct sysv_ctx *c, int ret, char *why, size_t size)
 	return queue_has_msg_out(c->id, why, size);
 }
 
-/* msgsnd() of msg_out to an empty queue. */
-static void msgsnd_prepare(struct __test_metadata *_metadata,
-			   struct sysv_ctx *c)
+static bool msgget_check(void *arg, int ret, char *why, size_t size)
 {
+	return sysv_listed(arg, ret, why, size) &&
+	       new_queue_works(arg, ret, why, size);
+}
+
+/* The key finds the new queue; after a failure, it is unused. */
+static bool msgget_key_check(void *arg, int ret, char *why, size_t size)
+{
+	struct sysv_ctx *c = arg;
+	int found;
+
+	if (!sysv_listed(c, ret, why, size))
+		return false;
+	found = msgget(MSG_KEY, 0);
+	if (found != (ret < 0 ? -1 : c->id)) {
+		snprintf(why, size, "key 0x%x finds queue %d after %s", MSG_KEY,
+			 found, ret < 0 ? "a failure" : "success");
+		return false;
+	}
+	return new_queue_works(c, ret, why, size);
+}
+
+/* msgsnd() of msg_out to an empty queue. */
+static void msgsnd_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct sysv_ctx *c = arg;
+
 	c->id = msgget(IPC_PRIVATE, IPC_CREAT | 0600);
 	ASSERT_LE(0, c->id)
 	{
@@ -300,16 +314,21 @@ static void msgsnd_prepare(struct __test_metadata *_metadata,
 	}
 }
 
-static int msgsnd_action(struct sysv_ctx *c)
+static int msgsnd_action(void *arg)
 {
+	struct sysv_ctx *c = arg;
+
 	return msgsnd(c->id, &msg_out, MSG_LEN, IPC_NOWAIT) ? -errno : 0;
 }
 
 /* Success: queued once, whole. Failure: the queue stays empty. */
-static bool msgsnd_check(struct sysv_ctx *c, int ret, char *why, size_t size)
+static bool msgsnd_check(void *arg, int ret, char *why, size_t size)
 {
+	struct sysv_ctx *c = arg;
 	ssize_t len;
 
+	if (!sysv_listed(c, ret, why, size))
+		return false;
 	if (ret < 0) {
 		len = msgrcv(c->id, &msg_in, sizeof(msg_in.mtext), 0,
 			     IPC_NOWAIT);
@@ -349,24 +368,28 @@ static bool sem_values(int id, const unsigned short *val, const char *when,
 }
 
 /* semget() of a new set of NSEMS. */
-static int semget_action(struct sysv_ctx *c)
+static int semget_action(void *arg)
 {
+	struct sysv_ctx *c = arg;
 	int id = semget(IPC_PRIVATE, NSEMS, IPC_CREAT | 0600);
 
 	return id < 0 ? -errno : (c->id = id);
 }
 
 /* Success: NSEMS semaphores, all 0, that take an operation. */
-static bool semget_check(struct sysv_ctx *c, int ret, char *why, size_t size)
+static bool semget_check(void *arg, int ret, char *why, size_t size)
 {
+	struct sysv_ctx *c = arg;
 	static const unsigned short zero[NSEMS], one[NSEMS] = { [2] = 1 };
 	struct sembuf op = { .sem_num = 2, .sem_op = 1 };
 	struct semid_ds ds;
-	union semun arg = { .buf = &ds };
+	union semun stat = { .buf = &ds };
 
+	if (!sysv_listed(c, ret, why, size))
+		return false;
 	if (ret < 0)
 		return true;
-	if (semctl(c->id, 0, IPC_STAT, arg) || ds.sem_nsems != NSEMS) {
+	if (semctl(c->id, 0, IPC_STAT, stat) || ds.sem_nsems != NSEMS) {
 		snprintf(why, size,
 			 "set %d: IPC_STAT failed or has %lu semaphores", c->id,
 			 (unsigned long)ds.sem_nsems);
@@ -387,8 +410,10 @@ static bool semget_check(struct sysv_ctx *c, int ret, char *why, size_t size)
  * set, with a fresh undo list: both the list and the set's undo entry are
  * allocated.
  */
-static void semop_prepare(struct __test_metadata *_metadata, struct sysv_ctx *c)
+static void semop_prepare(struct __test_metadata *_metadata, void *arg)
 {
+	struct sysv_ctx *c = arg;
+
 	/* Drops this process's undo list, as exit would. */
 	ASSERT_EQ(0, unshare(CLONE_SYSVSEM))
 	{
@@ -401,8 +426,9 @@ static void semop_prepare(struct __test_metadata *_metadata, struct sysv_ctx *c)
 	}
 }
 
-static int semop_action(struct sysv_ctx *c)
+static int semop_action(void *arg)
 {
+	struct sysv_ctx *c = arg;
 	struct sembuf ops[] = {
 		{ .sem_num = 0, .sem_op = 1, .sem_flg = SEM_UNDO | IPC_NOWAIT },
 		{ .sem_num = 1, .sem_op = 2, .sem_flg = IPC_NOWAIT },
@@ -415,11 +441,14 @@ static int semop_action(struct sysv_ctx *c)
  * Success: the values are 1 and 2, and dropping the undo list takes back
  * the +1 alone. Failure: all values stay 0, and nothing is undone.
  */
-static bool semop_check(struct sysv_ctx *c, int ret, char *why, size_t size)
+static bool semop_check(void *arg, int ret, char *why, size_t size)
 {
+	struct sysv_ctx *c = arg;
 	static const unsigned short zero[NSEMS], done[NSEMS] = { 1, 2 },
 						 undone[NSEMS] = { 0, 2 };
 
+	if (!sysv_listed(c, ret, why, size))
+		return false;
 	if (!sem_values(c->id, ret < 0 ? zero : done, "after semop", why, size))
 		return false;
 	if (unshare(CLONE_SYSVSEM)) {
@@ -506,8 +535,9 @@ static int mq_create(void)
  * mq_open(O_CREAT) of a new queue: its name, dentry and inode in the
  * namespace's mqueue filesystem (mqueue_get_inode()), its file and fd.
  */
-static int mq_open_action(struct sysv_ctx *c)
+static int mq_open_action(void *arg)
 {
+	struct sysv_ctx *c = arg;
 	int mqd = mq_create();
 
 	return mqd < 0 ? mqd : (c->id = mqd);
@@ -517,10 +547,13 @@ static int mq_open_action(struct sysv_ctx *c)
  * Success: an empty queue of the bounds asked for, found by its name, that
  * carries a message. Failure: the name finds no queue.
  */
-static bool mq_open_check(struct sysv_ctx *c, int ret, char *why, size_t size)
+static bool mq_open_check(void *arg, int ret, char *why, size_t size)
 {
+	struct sysv_ctx *c = arg;
 	int mqd = mq_open(MQ_NAME, O_RDONLY | O_CLOEXEC), err = errno;
 
+	if (!sysv_listed(c, ret, why, size))
+		return false;
 	if (mqd >= 0)
 		close(mqd);
 	if (ret < 0) {
@@ -546,8 +579,10 @@ static bool mq_open_check(struct sysv_ctx *c, int ret, char *why, size_t size)
 }
 
 /* A new queue, unarmed: its message tree has no spare node yet. */
-static void mq_prepare(struct __test_metadata *_metadata, struct sysv_ctx *c)
+static void mq_prepare(struct __test_metadata *_metadata, void *arg)
 {
+	struct sysv_ctx *c = arg;
+
 	c->id = mq_create();
 	ASSERT_LE(0, c->id)
 	{
@@ -560,14 +595,20 @@ static void mq_prepare(struct __test_metadata *_metadata, struct sysv_ctx *c)
  * and the node of the priority tree: a spare one
  * (ipc/mqueue.c:do_mq_timedsend()), or else one allocated in msg_insert().
  */
-static int mq_send_action(struct sysv_ctx *c)
+static int mq_send_action(void *arg)
 {
+	struct sysv_ctx *c = arg;
+
 	return mq_send(c->id, msg_out.mtext, MSG_LEN, MQ_PRIO) ? -errno : 0;
 }
 
 /* Success: queued once, whole. Failure: the queue stays empty. */
-static bool mq_send_check(struct sysv_ctx *c, int ret, char *why, size_t size)
+static bool mq_send_check(void *arg, int ret, char *why, size_t size)
 {
+	struct sysv_ctx *c = arg;
+
+	if (!sysv_listed(c, ret, why, size))
+		return false;
 	if (ret < 0)
 		return mq_holds(c->id, 0, "after a failed mq_send", why, size);
 	return mq_holds(c->id, 1, "after mq_send", why, size) &&
@@ -575,9 +616,10 @@ static bool mq_send_check(struct sysv_ctx *c, int ret, char *why, size_t size)
 }
 
 /* A new queue holding msg_out's text, sent unarmed. */
-static void mq_receive_prepare(struct __test_metadata *_metadata,
-			       struct sysv_ctx *c)
+static void mq_receive_prepare(struct __test_metadata *_metadata, void *arg)
 {
+	struct sysv_ctx *c = arg;
+
 	mq_prepare(_metadata, c);
 	ASSERT_EQ(0, mq_send_action(c))
 	{
@@ -590,8 +632,9 @@ static void mq_receive_prepare(struct __test_metadata *_metadata,
  * ipc/mqueue.c:do_mq_timedreceive() allocates for a later send and goes
  * on without (line 1239, linux 6.12); nothing else is allocated.
  */
-static int mq_receive_action(struct sysv_ctx *c)
+static int mq_receive_action(void *arg)
 {
+	struct sysv_ctx *c = arg;
 	unsigned int prio = 0;
 	ssize_t len;
 
@@ -607,9 +650,12 @@ static int mq_receive_action(struct sysv_ctx *c)
  * Success: the whole message at its priority, and an empty queue.
  * Failure: the message still queued, whole.
  */
-static bool mq_receive_check(struct sysv_ctx *c, int ret, char *why,
-			     size_t size)
+static bool mq_receive_check(void *arg, int ret, char *why, size_t size)
 {
+	struct sysv_ctx *c = arg;
+
+	if (!sysv_listed(c, ret, why, size))
+		return false;
 	if (ret < 0)
 		return mq_holds(c->id, 1, "after a failed mq_receive", why,
 				size) &&
@@ -625,218 +671,6 @@ static bool mq_receive_check(struct sysv_ctx *c, int ret, char *why,
 	return mq_holds(c->id, 0, "after mq_receive", why, size);
 }
 
-FIXTURE(sysv)
-{
-	struct sysv_ctx ctx;
-};
-
-FIXTURE_VARIANT(sysv)
-{
-	const struct sysv_op op;
-};
-
-/* clang-format off */
-FIXTURE_VARIANT_ADD(sysv, msgget_private) {
-	/* clang-format on */
-	.op = {
-		.scenario = "msgget_private",
-		.proc = "/proc/sysvipc/msg",
-		.action = msgget_private_action,
-		.check = msgget_check,
-		.remove = msg_remove,
-		.creates = true,
-		.allowed = ipc_errnos,
-	},
-};
-
-/* clang-format off */
-FIXTURE_VARIANT_ADD(sysv, msgget_key) {
-	/* clang-format on */
-	.op = {
-		.scenario = "msgget_key",
-		.proc = "/proc/sysvipc/msg",
-		.action = msgget_key_action,
-		.check = msgget_check,
-		.remove = msg_remove,
-		.creates = true,
-		.allowed = ipc_errnos,
-	},
-};
-
-/* clang-format off */
-FIXTURE_VARIANT_ADD(sysv, msgsnd) {
-	/* clang-format on */
-	.op = {
-		.scenario = "msgsnd_8000",
-		.proc = "/proc/sysvipc/msg",
-		.prepare = msgsnd_prepare,
-		.action = msgsnd_action,
-		.check = msgsnd_check,
-		.remove = msg_remove,
-		.allowed = ipc_errnos,
-	},
-};
-
-/* clang-format off */
-FIXTURE_VARIANT_ADD(sysv, semget) {
-	/* clang-format on */
-	.op = {
-		.scenario = "semget",
-		.proc = "/proc/sysvipc/sem",
-		.action = semget_action,
-		.check = semget_check,
-		.remove = sem_remove,
-		.creates = true,
-		.allowed = ipc_errnos,
-	},
-};
-
-/* clang-format off */
-FIXTURE_VARIANT_ADD(sysv, semop_undo) {
-	/* clang-format on */
-	.op = {
-		.scenario = "semop_undo",
-		.proc = "/proc/sysvipc/sem",
-		.prepare = semop_prepare,
-		.action = semop_action,
-		.check = semop_check,
-		.remove = sem_remove,
-		.allowed = ipc_errnos,
-	},
-};
-
-/* clang-format off */
-FIXTURE_VARIANT_ADD(sysv, mq_open) {
-	/* clang-format on */
-	.op = {
-		.scenario = "mq_open",
-		.action = mq_open_action,
-		.check = mq_open_check,
-		.remove = mq_remove,
-		.creates = true,
-		.allowed = ipc_errnos,
-	},
-};
-
-/* clang-format off */
-FIXTURE_VARIANT_ADD(sysv, mq_send) {
-	/* clang-format on */
-	.op = {
-		.scenario = "mq_send_8000",
-		.prepare = mq_prepare,
-		.action = mq_send_action,
-		.check = mq_send_check,
-		.remove = mq_remove,
-		.allowed = ipc_errnos,
-	},
-};
-
-/* clang-format off */
-FIXTURE_VARIANT_ADD(sysv, mq_receive) {
-	/* clang-format on */
-	.op = {
-		.scenario = "mq_receive_8000",
-		.prepare = mq_receive_prepare,
-		.action = mq_receive_action,
-		.check = mq_receive_check,
-		.remove = mq_remove,
-		.allowed = mq_receive_errnos,
-	},
-};
-
-/*
- * A private IPC namespace, and what /proc/sysvipc lists in it; the POSIX
- * queues are those of its own mqueue filesystem.
- */
-FIXTURE_SETUP(sysv)
-{
-	const char *missing = failnth_missing();
-	struct sysv_ctx *c = &self->ctx;
-	int i;
-
-	c->id = -1;
-	c->op = &variant->op;
-	if (missing)
-		SKIP(return, "%s", missing);
-	if (unshare(CLONE_NEWIPC)) {
-		const char *fmt =
-			"cannot unshare the IPC namespace (CONFIG_IPC_NS): %s";
-
-		SKIP(return, fmt, strerror(errno));
-	}
-	if (!c->op->proc) {
-		int mqd = mq_open(MQ_NAME, O_RDONLY | O_CLOEXEC);
-
-		if (mqd < 0 && errno == ENOSYS)
-			SKIP(return, REASON_NO_MQUEUE);
-		ASSERT_TRUE(mqd < 0 && errno == ENOENT);
-	} else if (access(c->op->proc, R_OK)) {
-		const char *fmt =
-			"%s missing: needs CONFIG_SYSVIPC and CONFIG_PROC_FS";
-
-		SKIP(return, fmt, c->op->proc);
-	}
-	c->nr_before = c->op->proc ? read_ids(c->op->proc, c->before, MAX_IDS) :
-				     0;
-	ASSERT_LE(0, c->nr_before)
-	{
-		TH_LOG("reading %s: %s", c->op->proc, strerror(-c->nr_before));
-	}
-	msg_out.mtype = 7;
-	for (i = 0; i < MSG_LEN; i++)
-		msg_out.mtext[i] = i * 131 + i / 4096;
-}
-
-FIXTURE_TEARDOWN(sysv)
-{
-	struct sysv_ctx *c = &self->ctx;
-
-	/* The sweep restores the knobs itself; this covers an ASSERT. */
-	EXPECT_EQ(0, failnth_knobs_restore());
-	if (c->id >= 0)
-		c->op->remove(c->id);
-}
-
-static void sysv_prepare(struct __test_metadata *_metadata, void *arg)
-{
-	struct sysv_ctx *c = arg;
-
-	c->id = -1;
-	if (c->op->prepare)
-		c->op->prepare(_metadata, c);
-}
-
-static int sysv_action(void *arg)
-{
-	struct sysv_ctx *c = arg;
-
-	return c->op->action(c);
-}
-
-/*
- * The listing first: a failed create adds no id, anything else lists the
- * object. Then the variant's own check.
- */
-static bool sysv_check(void *arg, int ret, char *why, size_t size)
-{
-	struct sysv_ctx *c = arg;
-
-	if (c->op->creates && ret < 0 && c->id >= 0) {
-		snprintf(why, size, "failed, yet returned id %d", c->id);
-		return false;
-	}
-	if (c->op->creates && ret >= 0 && ret != c->id) {
-		snprintf(why, size, "returned %d, not id %d", ret, c->id);
-		return false;
-	}
-	if (c->op->proc &&
-	    !listed_as_before(c, c->id,
-			      ret < 0 ? "after a failure" : "after success",
-			      why, size))
-		return false;
-	return c->op->check(c, ret, why, size);
-}
-
 static void sysv_cleanup(struct __test_metadata *_metadata, void *arg, int ret)
 {
 	struct sysv_ctx *c = arg;
@@ -846,11 +680,11 @@ static void sysv_cleanup(struct __test_metadata *_metadata, void *arg, int ret)
 	 * A POSIX queue a failed mq_open() left (its check said so), lest
 	 * the next point's O_EXCL fail for it.
 	 */
-	if (c->id < 0 && !c->op->proc)
+	if (c->id < 0 && !c->proc)
 		mq_unlink(MQ_NAME);
 	if (c->id < 0)
 		return;
-	err = c->op->remove(c->id) ? errno : 0;
+	err = c->remove(c->id) ? errno : 0;
 	ASSERT_EQ(0, err)
 	{
 		TH_LOG("removing id %d: %s", c->id, strerror(err));
@@ -867,7 +701,7 @@ static bool sysv_settled(void *arg, char *why, size_t size)
 	struct sysv_ctx *c = arg;
 	int mqd;
 
-	if (c->op->proc)
+	if (c->proc)
 		return listed_as_before(c, -1, "after cleanup", why, size);
 	mqd = mq_open(MQ_NAME, O_RDONLY | O_CLOEXEC);
 	if (mqd < 0 && errno == ENOENT)
@@ -879,6 +713,122 @@ static bool sysv_settled(void *arg, char *why, size_t size)
 	return false;
 }
 
+FIXTURE(sysv)
+{
+	struct sysv_ctx ctx;
+};
+
+/* The scenario, and struct sysv_ctx's proc, remove and creates. */
+FIXTURE_VARIANT(sysv)
+{
+	const struct failnth_scenario *op;
+	const char *proc;
+	int (*remove)(int id);
+	bool creates;
+};
+
+FAILNTH_VARIANT_MORE(sysv, msgget_private,
+		     (.proc = "/proc/sysvipc/msg", .remove = msg_remove,
+		      .creates = true),
+		     .allowed = ipc_errnos, .action = msgget_private_action,
+		     .check = msgget_check, .cleanup = sysv_cleanup,
+		     .settled = sysv_settled);
+
+FAILNTH_VARIANT_MORE(sysv, msgget_key,
+		     (.proc = "/proc/sysvipc/msg", .remove = msg_remove,
+		      .creates = true),
+		     .allowed = ipc_errnos, .action = msgget_key_action,
+		     .check = msgget_key_check, .cleanup = sysv_cleanup,
+		     .settled = sysv_settled);
+
+FAILNTH_VARIANT_ADD(sysv, msgsnd, "msgsnd_8000",
+		    (.proc = "/proc/sysvipc/msg", .remove = msg_remove),
+		    .allowed = ipc_errnos, .prepare = msgsnd_prepare,
+		    .action = msgsnd_action, .check = msgsnd_check,
+		    .cleanup = sysv_cleanup, .settled = sysv_settled);
+
+FAILNTH_VARIANT_MORE(sysv, semget,
+		     (.proc = "/proc/sysvipc/sem", .remove = sem_remove,
+		      .creates = true),
+		     .allowed = ipc_errnos, .action = semget_action,
+		     .check = semget_check, .cleanup = sysv_cleanup,
+		     .settled = sysv_settled);
+
+FAILNTH_VARIANT_MORE(sysv, semop_undo,
+		     (.proc = "/proc/sysvipc/sem", .remove = sem_remove),
+		     .allowed = ipc_errnos, .prepare = semop_prepare,
+		     .action = semop_action, .check = semop_check,
+		     .cleanup = sysv_cleanup, .settled = sysv_settled);
+
+FAILNTH_VARIANT_MORE(sysv, mq_open, (.remove = mq_remove, .creates = true),
+		     .allowed = ipc_errnos, .action = mq_open_action,
+		     .check = mq_open_check, .cleanup = sysv_cleanup,
+		     .settled = sysv_settled);
+
+FAILNTH_VARIANT_ADD(sysv, mq_send, "mq_send_8000", (.remove = mq_remove),
+		    .allowed = ipc_errnos, .prepare = mq_prepare,
+		    .action = mq_send_action, .check = mq_send_check,
+		    .cleanup = sysv_cleanup, .settled = sysv_settled);
+
+FAILNTH_VARIANT_ADD(sysv, mq_receive, "mq_receive_8000", (.remove = mq_remove),
+		    .allowed = mq_receive_errnos, .prepare = mq_receive_prepare,
+		    .action = mq_receive_action, .check = mq_receive_check,
+		    .cleanup = sysv_cleanup, .settled = sysv_settled);
+
+/*
+ * A private IPC namespace, and what /proc/sysvipc lists in it; the POSIX
+ * queues are those of its own mqueue filesystem.
+ */
+FIXTURE_SETUP(sysv)
+{
+	const char *missing = failnth_missing();
+	struct sysv_ctx *c = &self->ctx;
+	int i;
+
+	c->id = -1;
+	c->proc = variant->proc;
+	c->remove = variant->remove;
+	c->creates = variant->creates;
+	if (missing)
+		SKIP(return, "%s", missing);
+	if (unshare(CLONE_NEWIPC)) {
+		const char *fmt =
+			"cannot unshare the IPC namespace (CONFIG_IPC_NS): %s";
+
+		SKIP(return, fmt, strerror(errno));
+	}
+	if (!c->proc) {
+		int mqd = mq_open(MQ_NAME, O_RDONLY | O_CLOEXEC);
+
+		if (mqd < 0 && errno == ENOSYS)
+			SKIP(return, REASON_NO_MQUEUE);
+		ASSERT_TRUE(mqd < 0 && errno == ENOENT);
+	} else if (access(c->proc, R_OK)) {
+		const char *fmt =
+			"%s missing: needs CONFIG_SYSVIPC and CONFIG_PROC_FS";
+
+		SKIP(return, fmt, c->proc);
+	}
+	c->nr_before = c->proc ? read_ids(c->proc, c->before, MAX_IDS) : 0;
+	ASSERT_LE(0, c->nr_before)
+	{
+		TH_LOG("reading %s: %s", c->proc, strerror(-c->nr_before));
+	}
+	msg_out.mtype = 7;
+	for (i = 0; i < MSG_LEN; i++)
+		msg_out.mtext[i] = i * 131 + i / 4096;
+}
+
+FIXTURE_TEARDOWN(sysv)
+{
+	struct sysv_ctx *c = &self->ctx;
+
+	/* The sweep restores the knobs itself; this covers an ASSERT. */
+	EXPECT_EQ(0, failnth_knobs_restore());
+	if (c->id >= 0)
+		c->remove(c->id);
+}
+
 /*
  * Every failslab and fail_page_alloc point (or those of one allocator, per
  * mode) on the path of the variant's call fails in turn. The call must
@@ -886,21 +836,6 @@ static bool sysv_settled(void *arg, char *why, size_t size)
  * message or exact semaphore values, a failure none of these, and no id
  * outlives its cleanup.
  */
-FAILNTH_SWEEP(sysv, SWEEP_TIMEOUT)
-{
-	const struct failnth_scenario sc = {
-		.name = variant->op.scenario,
-		.allowed = variant->op.allowed,
-		.deadline_s = SWEEP_TIMEOUT - 10,
-		.arg = &self->ctx,
-		.prepare = sysv_prepare,
-		.action = sysv_action,
-		.check = sysv_check,
-		.cleanup = sysv_cleanup,
-		.settled = sysv_settled,
-	};
-
-	failnth_sweep(_metadata, &sc, mode);
-}
+FAILNTH_SWEEP_OP(sysv, SWEEP_TIMEOUT, failnth_sweep)
 
 TEST_HARNESS_MAIN
