@@ -260,87 +260,10 @@ static const char *const failnth_knob_path[] = {
 #define FAILNTH_KNOBS ARRAY_SIZE(failnth_knob_path)
 
 /*
- * The values found before a sweep. Global so that a signal handler can put
- * them back: knobs [0, nr_saved) must be restored.
- */
-static struct {
-	char old[FAILNTH_KNOBS][24];
-	int nr_saved;
-} failnth_saved;
-
-/* Reads the knob at @path into @val, without newline; returns 0 or -errno. */
-static int failnth_knob_read(const char *path, char *val, size_t size)
-{
-	ssize_t len = read_file(path, val, size);
-
-	if (len <= 0)
-		return len < 0 ? len : -ENODATA;
-	val[strcspn(val, "\n")] = '\0';
-	return 0;
-}
-
-/*
- * Puts back the knobs a sweep changed, last first; a no-op when none are
- * changed. Returns 0 or the first -errno. Signal-safe: the sweep and
- * FIXTURE_TEARDOWN call it, and so do the exit and fatal-signal paths
- * below. Those matter: after a failed ASSERT in a TEST_F body, the 6.12
- * kselftest_harness.h built with -O2 skips the teardown and abort()s (its
- * "child" is not volatile across the longjmp()).
- */
-static int failnth_knobs_restore(void)
-{
-	int err = 0, ret;
-
-	while (failnth_saved.nr_saved > 0) {
-		int i = failnth_saved.nr_saved - 1;
-
-		ret = write_file(failnth_knob_path[i], failnth_saved.old[i]);
-		if (ret && !err)
-			err = ret;
-		failnth_saved.nr_saved = i;
-	}
-	return err;
-}
-
-static void failnth_knobs_atexit(void)
-{
-	failnth_knobs_restore();
-}
-
-static void failnth_knobs_on_signal(int sig)
-{
-	failnth_knobs_restore();
-	/* SA_RESETHAND: this delivers the default action. */
-	raise(sig);
-}
-
-/* Installs the exit and fatal-signal restorers, once per process. */
-static int failnth_knobs_guard(void)
-{
-	static const int fatal[] = { SIGABRT, SIGBUS, SIGSEGV, SIGTERM };
-	static bool guarded;
-	struct sigaction sa = {
-		.sa_handler = failnth_knobs_on_signal,
-		.sa_flags = SA_RESETHAND,
-	};
-	size_t i;
-
-	if (guarded)
-		return 0;
-	if (atexit(failnth_knobs_atexit))
-		return -ENOMEM;
-	for (i = 0; i < ARRAY_SIZE(fatal); i++)
-		if (sigaction(fatal[i], &sa, NULL))
-			return -errno;
-	guarded = true;
-	return 0;
-}
-
-/*
- * Opens every small allocation of @mode's allocators to injection, after
- * saving the old values; @verbose is the level of the fault reports (2
- * prints a stack per injected fault). On error puts back what it changed.
- * Returns 0 or -errno.
+ * Opens every small allocation of @mode's allocators to injection, with
+ * knob_set(), which saves the old values for knobs_restore(); @verbose is
+ * the level of the fault reports (2 prints a stack per injected fault). On
+ * error puts back what it changed. Returns 0 or -errno.
  */
 static int failnth_knobs_set(enum failnth_mode mode, int verbose)
 {
@@ -355,26 +278,14 @@ static int failnth_knobs_set(enum failnth_mode mode, int verbose)
 		level,
 	};
 	size_t i;
-	int err;
+	int err = 0;
 
-	if (failnth_saved.nr_saved)
+	if (knobs_changed())
 		return -EBUSY;
-	err = failnth_knobs_guard();
+	for (i = 0; i < FAILNTH_KNOBS && !err; i++)
+		err = knob_set(failnth_knob_path[i], val[i]);
 	if (err)
-		return err;
-	for (i = 0; i < FAILNTH_KNOBS; i++) {
-		err = failnth_knob_read(failnth_knob_path[i],
-					failnth_saved.old[i],
-					sizeof(failnth_saved.old[i]));
-		if (err)
-			break;
-		failnth_saved.nr_saved = i + 1;
-		err = write_file(failnth_knob_path[i], val[i]);
-		if (err)
-			break;
-	}
-	if (err)
-		failnth_knobs_restore();
+		knobs_restore();
 	return err;
 }
 
@@ -1162,7 +1073,7 @@ static void failnth_sweep_begin(struct __test_metadata *_metadata,
 static void failnth_sweep_restore(struct __test_metadata *_metadata,
 				  const struct failnth_scenario *sc)
 {
-	int err = failnth_knobs_restore();
+	int err = knobs_restore();
 
 	EXPECT_EQ(0, err)
 	{
@@ -1204,7 +1115,7 @@ static void failnth_sweep_verdicts(struct __test_metadata *_metadata,
 /*
  * Sweeps every injection point of @sc's action that @mode fails, then prints
  * the summary. The knobs are put back on return; the fixture's teardown
- * calls failnth_knobs_restore() too, for an ASSERT in a callback. Inline:
+ * calls knobs_restore() too, for an ASSERT in a callback. Inline:
  * a program whose sweeps all run in children does not use it.
  */
 static inline void failnth_sweep(struct __test_metadata *_metadata,

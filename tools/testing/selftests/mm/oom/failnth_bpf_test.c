@@ -2351,7 +2351,7 @@ FIXTURE_TEARDOWN(bpf)
 	struct bpf_ctx *c = &self->ctx;
 
 	/* The sweep restores the knobs itself; this covers an ASSERT. */
-	EXPECT_EQ(0, failnth_knobs_restore());
+	EXPECT_EQ(0, knobs_restore());
 	bpf_close_all(c);
 	close_fd(&c->inner_fd);
 	close_fd(&c->netns_fd);

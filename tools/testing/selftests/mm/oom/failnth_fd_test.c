@@ -1399,7 +1399,7 @@ FIXTURE_TEARDOWN(fd_object)
 	struct fd_ctx *c = &self->ctx;
 
 	/* The sweep restores the knobs itself; this covers an ASSERT. */
-	EXPECT_EQ(0, failnth_knobs_restore());
+	EXPECT_EQ(0, knobs_restore());
 	fd_close_all(c);
 	if (c->masked)
 		EXPECT_EQ(0, sigprocmask(SIG_SETMASK, &c->old_mask, NULL));

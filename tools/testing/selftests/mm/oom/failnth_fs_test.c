@@ -676,7 +676,7 @@ static void fs_unmount(struct __test_metadata *_metadata, struct fs_ctx *fs)
 	const struct disk_fs *d = fs_disk[fs->kind];
 
 	/* The sweep restores the knobs itself; this covers an ASSERT. */
-	EXPECT_EQ(0, failnth_knobs_restore());
+	EXPECT_EQ(0, knobs_restore());
 	if (fs->fd >= 0)
 		close(fs->fd);
 	EXPECT_EQ(0, close(fs->dirfd));
@@ -944,7 +944,7 @@ static void disk_mount_teardown(struct __test_metadata *_metadata,
 	int err;
 
 	/* The sweep restores the knobs itself; this covers an ASSERT. */
-	EXPECT_EQ(0, failnth_knobs_restore());
+	EXPECT_EQ(0, knobs_restore());
 	umount2(FS_DIR, MNT_DETACH);
 	if (!c->formatted)
 		return;
@@ -1166,7 +1166,7 @@ FIXTURE_SETUP(xfs_swapon)
 FIXTURE_TEARDOWN(xfs_swapon)
 {
 	/* The sweep restores the knobs itself; this covers an ASSERT. */
-	EXPECT_EQ(0, failnth_knobs_restore());
+	EXPECT_EQ(0, knobs_restore());
 	if (swap_listed() > 0)
 		EXPECT_EQ(0, swapoff(SWAP_FILE));
 	if (self->mounted)
@@ -1249,7 +1249,7 @@ FIXTURE_SETUP(loop_add)
 FIXTURE_TEARDOWN(loop_add)
 {
 	/* The sweep restores the knobs itself; this covers an ASSERT. */
-	EXPECT_EQ(0, failnth_knobs_restore());
+	EXPECT_EQ(0, knobs_restore());
 	if (self->ctl < 0)
 		return;
 	if (!access(LOOP_SYSFS, F_OK))

@@ -2223,7 +2223,7 @@ FIXTURE_TEARDOWN(io)
 	size_t i;
 
 	/* The sweep restores the knobs itself; this covers an ASSERT. */
-	EXPECT_EQ(0, failnth_knobs_restore());
+	EXPECT_EQ(0, knobs_restore());
 	ring_close(&c->r);
 	ring_close(&c->peer);
 	if (c->aio)

@@ -715,7 +715,7 @@ FIXTURE_TEARDOWN(pipe)
 	struct pipe_ctx *c = &self->ctx;
 
 	/* The sweep restores the knobs itself; this covers an ASSERT. */
-	EXPECT_EQ(0, failnth_knobs_restore());
+	EXPECT_EQ(0, knobs_restore());
 	if (c->direct >= 0)
 		EXPECT_EQ(0, close(c->direct));
 	if (c->file >= 0)

@@ -824,7 +824,7 @@ FIXTURE_TEARDOWN(sysv)
 	struct sysv_ctx *c = &self->ctx;
 
 	/* The sweep restores the knobs itself; this covers an ASSERT. */
-	EXPECT_EQ(0, failnth_knobs_restore());
+	EXPECT_EQ(0, knobs_restore());
 	if (c->id >= 0)
 		c->remove(c->id);
 }

@@ -1155,7 +1155,7 @@ FIXTURE_SETUP(unix_sock)
 FIXTURE_TEARDOWN(unix_sock)
 {
 	/* The sweep restores the knobs itself; this covers an ASSERT. */
-	EXPECT_EQ(0, failnth_knobs_restore());
+	EXPECT_EQ(0, knobs_restore());
 	unix_close_all(&self->ctx);
 	if (self->ctx.tmpfs)
 		EXPECT_EQ(0, umount2(TMPFS_DIR, MNT_DETACH));

@@ -2468,7 +2468,7 @@ FIXTURE_SETUP(mm)
 FIXTURE_TEARDOWN(mm)
 {
 	/* The sweep restores the knobs itself; this covers an ASSERT. */
-	EXPECT_EQ(0, failnth_knobs_restore());
+	EXPECT_EQ(0, knobs_restore());
 }
 
 /*

@@ -5031,7 +5031,7 @@ FIXTURE_TEARDOWN(net)
 	struct net_ctx *c = &self->ctx;
 
 	/* The sweep restores the knobs itself; this covers an ASSERT. */
-	EXPECT_EQ(0, failnth_knobs_restore());
+	EXPECT_EQ(0, knobs_restore());
 	close_fd(&c->fd);
 	close_fd(&c->peer);
 	close_fd(&c->lst);

@@ -1316,7 +1316,7 @@ FIXTURE_TEARDOWN(nft)
 	struct nft_state *c = &self->ctx;
 
 	/* The sweep restores the knobs itself; this covers an ASSERT. */
-	EXPECT_EQ(0, failnth_knobs_restore());
+	EXPECT_EQ(0, knobs_restore());
 	close_fd(&c->nl);
 	close_fd(&c->own);
 	close_fd(&c->rcv);

@@ -825,7 +825,7 @@ FIXTURE_TEARDOWN(sig)
 	size_t i;
 
 	/* The sweep restores the knobs itself; this covers an ASSERT. */
-	EXPECT_EQ(0, failnth_knobs_restore());
+	EXPECT_EQ(0, knobs_restore());
 	poke_cleanup(_metadata, c, 0);
 	waker_stop(c);
 	for (i = 0; i < ARRAY_SIZE(fds); i++)

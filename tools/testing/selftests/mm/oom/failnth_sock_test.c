@@ -3098,7 +3098,7 @@ FIXTURE_TEARDOWN(sock)
 	struct sock_ctx *c = &self->ctx;
 
 	/* The sweep restores the knobs itself; this covers an ASSERT. */
-	EXPECT_EQ(0, failnth_knobs_restore());
+	EXPECT_EQ(0, knobs_restore());
 	close_fd(&c->fd);
 	close_fd(&c->peer);
 	close_fd(&c->snd);

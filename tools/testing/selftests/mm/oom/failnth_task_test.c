@@ -5236,7 +5236,7 @@ FIXTURE_SETUP(task)
 FIXTURE_TEARDOWN(task)
 {
 	/* The sweep restores the knobs itself; this covers an ASSERT. */
-	EXPECT_EQ(0, failnth_knobs_restore());
+	EXPECT_EQ(0, knobs_restore());
 	if (self->ctx.mt_tree >= 0)
 		close(self->ctx.mt_tree);
 	if (self->ctx.mt_userns >= 0)

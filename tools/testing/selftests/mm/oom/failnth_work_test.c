@@ -415,7 +415,7 @@ FIXTURE_TEARDOWN(work)
 				 NULL };
 	int fd, ret;
 
-	EXPECT_EQ(0, failnth_knobs_restore());
+	EXPECT_EQ(0, knobs_restore());
 	unlink(TAR);
 	unlink(LIST);
 	if (self->mounted) {

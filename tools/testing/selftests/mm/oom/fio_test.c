@@ -945,7 +945,6 @@ FIXTURE(xfs)
 	const char *dev;
 	bool mounted;
 	char overcommit[16];
-	struct fx_knobs knobs;
 	int kmsg;
 	double end;
 	/* Errnos the job file documents besides ENOMEM, 0-terminated. */
@@ -1112,8 +1111,7 @@ FIXTURE_SETUP(xfs)
 
 FIXTURE_TEARDOWN(xfs)
 {
-	if (self->knobs.saved)
-		EXPECT_EQ(0, fx_knobs_restore(&self->knobs));
+	EXPECT_EQ(0, knobs_restore());
 	if (self->cg[0])
 		fx_cg_destroy(self->cg);
 	if (self->mounted)
@@ -1589,7 +1587,6 @@ static void fio_case(struct __test_metadata *_metadata,
 		    access(FIO_DEBUGFS "/fail_page_alloc/task-filter", W_OK) ||
 		    access("/proc/self/make-it-fail", W_OK))
 			SKIP(return, REASON_NO_FAULTS);
-		ASSERT_EQ(0, fx_knobs_save(&self->knobs));
 		ASSERT_EQ(0, fx_knobs_arm(FIO_FAULT_INTERVAL));
 		run.fault_interval = FIO_FAULT_INTERVAL;
 		break;
@@ -1620,8 +1617,7 @@ static void fio_case(struct __test_metadata *_metadata,
 		run.deadline_s = FIO_DEADLINE_S;
 	ASSERT_LT(5, run.deadline_s) TH_LOG("no time left for the run");
 	fio_run(&run, &r);
-	if (self->knobs.saved)
-		ASSERT_EQ(0, fx_knobs_restore(&self->knobs));
+	ASSERT_EQ(0, knobs_restore());
 	if (c == TINYMEM)
 		r.oom_kills = fx_read_key("/proc/vmstat", "oom_kill") - vm_oom0;
 	print_metrics(variant->job, c, &r, limit, need);
@@ -1902,7 +1898,6 @@ FIXTURE(replay)
 	char mnt[64];
 	char state[PATH_MAX];
 	bool mounted;
-	struct fx_knobs knobs;
 	int kmsg;
 };
 
@@ -1925,8 +1920,7 @@ FIXTURE_SETUP(replay)
 
 FIXTURE_TEARDOWN(replay)
 {
-	if (self->knobs.saved)
-		EXPECT_EQ(0, fx_knobs_restore(&self->knobs));
+	EXPECT_EQ(0, knobs_restore());
 	if (self->mounted)
 		umount2(self->mnt, MNT_DETACH);
 	if (self->mnt[0])
@@ -2032,7 +2026,6 @@ TEST_F_TIMEOUT(replay, write, 90)
 		  MAP_SHARED | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	ASSERT_NE(MAP_FAILED, sh);
 	faults = !access(FIO_DEBUGFS "/failslab/task-filter", W_OK) &&
-		 !fx_knobs_save(&self->knobs) &&
 		 !fx_knobs_arm(FIO_FAULT_INTERVAL);
 	snprintf(path, sizeof(path), "%s/replay.dat", self->mnt);
 	pid = fork();
@@ -2059,8 +2052,7 @@ TEST_F_TIMEOUT(replay, write, 90)
 	/* No power cut came (a runner without it): end like a clean unmount. */
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
-	if (self->knobs.saved)
-		EXPECT_EQ(0, fx_knobs_restore(&self->knobs));
+	EXPECT_EQ(0, knobs_restore());
 	ASSERT_EQ(0, replay_record(sfd, sh, &done));
 	ASSERT_EQ(0, fx_umount(self->mnt))
 	TH_LOG("umount: %s", strerror(errno));

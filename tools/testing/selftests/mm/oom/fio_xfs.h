@@ -240,72 +240,13 @@ static int fx_cg_destroy(const char *cg)
 
 /* ------------------------------------------------- fault injection ---- */
 
-/* The knobs the faults condition sets, saved first and restored after. */
-static const char *const fx_knob_path[] = {
-	FIO_DEBUGFS "/failslab/probability",
-	FIO_DEBUGFS "/failslab/interval",
-	FIO_DEBUGFS "/failslab/times",
-	FIO_DEBUGFS "/failslab/space",
-	FIO_DEBUGFS "/failslab/verbose",
-	FIO_DEBUGFS "/failslab/task-filter",
-	FIO_DEBUGFS "/failslab/ignore-gfp-wait",
-	FIO_DEBUGFS "/failslab/cache-filter",
-	FIO_DEBUGFS "/fail_page_alloc/probability",
-	FIO_DEBUGFS "/fail_page_alloc/interval",
-	FIO_DEBUGFS "/fail_page_alloc/times",
-	FIO_DEBUGFS "/fail_page_alloc/space",
-	FIO_DEBUGFS "/fail_page_alloc/verbose",
-	FIO_DEBUGFS "/fail_page_alloc/task-filter",
-	FIO_DEBUGFS "/fail_page_alloc/ignore-gfp-wait",
-	FIO_DEBUGFS "/fail_page_alloc/ignore-gfp-highmem",
-	FIO_DEBUGFS "/fail_page_alloc/min-order",
-};
-
-#define FX_KNOBS FX_ARRAY_SIZE(fx_knob_path)
-
-struct fx_knobs {
-	bool saved;
-	char val[FX_KNOBS][32];
-};
-
-/* Saves every knob: 0, or -errno of the first that cannot be read. */
-static int fx_knobs_save(struct fx_knobs *k)
-{
-	size_t i;
-	ssize_t n;
-
-	for (i = 0; i < FX_KNOBS; i++) {
-		n = fx_read(fx_knob_path[i], k->val[i], sizeof(k->val[i]));
-		if (n < 0)
-			return n;
-	}
-	k->saved = true;
-	return 0;
-}
-
-/* Puts back what fx_knobs_save() read, probabilities first: 0 or -errno. */
-static int fx_knobs_restore(struct fx_knobs *k)
-{
-	int ret = 0, r;
-	size_t i;
-
-	if (!k->saved)
-		return 0;
-	for (i = 0; i < FX_KNOBS; i++) {
-		/* "times" reads back as -1 but is written the same way. */
-		r = write_file(fx_knob_path[i], k->val[i]);
-		if (r && !ret)
-			ret = r;
-	}
-	k->saved = false;
-	return ret;
-}
-
 /*
  * Failslab and fail_page_alloc fail one in @interval of the allocations of
  * the tasks marked with make-it-fail, sleeping and highmem ones included,
  * any order, silently, or with a stack per fault under FAILNTH_SITES=1
- * (run.sh --sites names the call sites from them): 0 or -errno.
+ * (run.sh --sites names the call sites from them): 0 or -errno. Each knob
+ * is saved as it is set (knob_set()), for knobs_restore(); on error those
+ * set are put back.
  */
 static int fx_knobs_arm(unsigned int interval)
 {
@@ -330,15 +271,17 @@ static int fx_knobs_arm(unsigned int interval)
 		for (j = 0; j < FX_ARRAY_SIZE(set) && !ret; j++) {
 			snprintf(path, sizeof(path), FIO_DEBUGFS "/%s/%s",
 				 dirs[i], set[j][0]);
-			ret = write_file(path, set[j][1]);
+			ret = knob_set(path, set[j][1]);
 		}
 	}
 	if (!ret)
-		ret = write_file(highmem, "N");
+		ret = knob_set(highmem, "N");
 	if (!ret)
-		ret = write_file(FIO_DEBUGFS "/fail_page_alloc/min-order", "0");
+		ret = knob_set(FIO_DEBUGFS "/fail_page_alloc/min-order", "0");
 	if (!ret)
-		ret = write_file(FIO_DEBUGFS "/failslab/cache-filter", "N");
+		ret = knob_set(FIO_DEBUGFS "/failslab/cache-filter", "N");
+	if (ret)
+		knobs_restore();
 	return ret;
 }
 

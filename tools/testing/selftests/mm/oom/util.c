@@ -102,6 +102,114 @@ int run_cmd(char *const argv[], int timeout_s)
 	return -ETIMEDOUT;
 }
 
+/* Bounds on the knobs changed at once, their paths and their values. */
+#define KNOBS_MAX 32
+#define KNOB_PATH_MAX 128
+#define KNOB_VAL_MAX 32
+
+/*
+ * The knobs changed, in the order knob_set() changed them, with what they
+ * held before. Static, so that the exit and signal paths can reach them.
+ */
+static struct {
+	char path[KNOBS_MAX][KNOB_PATH_MAX];
+	char old[KNOBS_MAX][KNOB_VAL_MAX];
+	int nr;
+	/* The process that changed them. */
+	pid_t owner;
+} knobs;
+
+int knobs_restore(void)
+{
+	int err = 0, ret;
+
+	if (!knobs.nr || getpid() != knobs.owner)
+		return 0;
+	while (knobs.nr > 0) {
+		int i = knobs.nr - 1;
+
+		ret = write_file(knobs.path[i], knobs.old[i]);
+		if (ret && !err)
+			err = ret;
+		knobs.nr = i;
+	}
+	return err;
+}
+
+int knobs_changed(void)
+{
+	return getpid() == knobs.owner ? knobs.nr : 0;
+}
+
+static void knobs_atexit(void)
+{
+	knobs_restore();
+}
+
+static void knobs_on_signal(int sig)
+{
+	knobs_restore();
+	/* SA_RESETHAND: this delivers the default action. */
+	raise(sig);
+}
+
+/*
+ * Installs the exit and fatal-signal restorers, once per process. They
+ * matter: after a failed ASSERT in a TEST_F body, the 6.12
+ * kselftest_harness.h built with -O2 skips the teardown and abort()s (its
+ * "child" is not volatile across the longjmp()).
+ */
+static int knobs_guard(void)
+{
+	static const int fatal[] = { SIGABRT, SIGBUS, SIGSEGV, SIGTERM };
+	static bool guarded;
+	struct sigaction sa = {
+		.sa_handler = knobs_on_signal,
+		.sa_flags = SA_RESETHAND,
+	};
+	size_t i;
+
+	if (guarded)
+		return 0;
+	if (atexit(knobs_atexit))
+		return -ENOMEM;
+	for (i = 0; i < ARRAY_SIZE(fatal); i++)
+		if (sigaction(fatal[i], &sa, NULL))
+			return -errno;
+	guarded = true;
+	return 0;
+}
+
+int knob_set(const char *path, const char *val)
+{
+	int i, err;
+	ssize_t len;
+
+	/* A child forked after its parent changed knobs has none changed. */
+	if (getpid() != knobs.owner)
+		knobs.nr = 0;
+	if (knobs.nr == KNOBS_MAX)
+		return -ENOSPC;
+	if (strlen(path) >= KNOB_PATH_MAX)
+		return -ENAMETOOLONG;
+	err = knobs_guard();
+	if (err)
+		return err;
+	i = knobs.nr;
+	len = read_file(path, knobs.old[i], KNOB_VAL_MAX);
+	if (len < 0)
+		return len;
+	/* Empty, or perhaps cut short: it could not be put back. */
+	if (!len || len == KNOB_VAL_MAX - 1)
+		return len ? -EOVERFLOW : -ENODATA;
+	knobs.old[i][strcspn(knobs.old[i], "\n")] = '\0';
+	/* Fits: its length was checked above. */
+	memcpy(knobs.path[i], path, strlen(path) + 1);
+	knobs.owner = getpid();
+	knobs.nr = i + 1;
+	return write_file(path, val);
+}
+
 int mkfs_xfs(const char *dev)
 {
 	char *const argv[] = { "mkfs.xfs", "-f", "-q", (char *)dev, NULL };

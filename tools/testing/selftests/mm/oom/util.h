@@ -2,9 +2,10 @@
 /*
  * What the oom selftests share beyond cgroups (cgroup.h) and stall
  * detection (stall.h): reading and writing a small file (procfs, sysfs,
- * debugfs, cgroupfs), closing an fd, errno names, a command run with a
- * deadline, a mount namespace of the caller's own (with a tmpfs), and the
- * scratch XFS made with it. None of them asserts or exits.
+ * debugfs, cgroupfs), fault-injection knobs set and put back, closing an
+ * fd, errno names, a command run with a deadline, a mount namespace of the
+ * caller's own (with a tmpfs), and the scratch XFS made with it. None of
+ * them asserts or exits.
  */
 #ifndef OOM_UTIL_H
 #define OOM_UTIL_H
@@ -33,6 +34,26 @@ ssize_t read_file(const char *path, char *buf, size_t size);
  * -errno. Async-signal-safe.
  */
 int write_file(const char *path, const char *val);
+
+/*
+ * Writes @val to the knob at @path (a debugfs, procfs or sysfs file) after
+ * saving what it held, for knobs_restore(): 0 or -errno. A knob set twice
+ * is saved twice, and so gets its first value back. The first call also
+ * makes exit and the fatal signals (SIGABRT, SIGBUS, SIGSEGV, SIGTERM)
+ * restore the knobs, so that neither a failed ASSERT nor a kill leaves
+ * fault injection armed for the next test.
+ */
+int knob_set(const char *path, const char *val);
+
+/*
+ * Puts back every knob knob_set() changed, last first: 0, or the first
+ * -errno. A no-op when none is changed, and in a child forked after they
+ * were: only the process that set them puts them back. Async-signal-safe.
+ */
+int knobs_restore(void);
+
+/* How many knobs are changed and not yet put back. */
+int knobs_changed(void);
 
 /* mkfs.xfs -f -q @dev, as run_cmd() returns it. */
 int mkfs_xfs(const char *dev);
