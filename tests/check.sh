@@ -8,6 +8,7 @@
 #   uml       real runs in UML: the suite, the fail-nth checks under
 #             --mutate (group mutate alone), --sites on the network sweeps
 #             (group sites alone), a guest's escape attempts, the
+#             knobs put back after a killed sweep (group knobs alone), the
 #             kernel cache, Ctrl-C cleanup, --jobs, --shard and --merge
 #             against one UML (group jobs alone), a prebuilt kernel without
 #             fault injection, the verdicts against known-issues, and the
@@ -604,6 +605,51 @@ check_uml_isolation()
 	escape_check uml 300 "mkdir -p /run/x && mount -t hostfs none /run/x -o / && try /run/x
 		mount -t hostfs none /run/x -o ../../.. && echo escaped > /run/x/.toosmall-escape
 		mount -t hostfs none /run/x -o /tmp && echo escaped > /run/x/.toosmall-escape"
+}
+
+# A sweep killed by a fatal signal puts the fault-injection knobs back
+# (util.c's knob_set() guard), so that no later test runs with them armed.
+# The kselftest harness of 6.12 runs a test's setup, body and teardown in a
+# grandchild of its own: that is the one that set them, and is killed.
+check_uml_knobs()
+{
+	local out="$SCRATCH/knobs" got
+	local name="uml: a sweep killed by SIGTERM puts the fault-injection knobs back"
+
+	# shellcheck disable=SC2016 # the script expands in the guest
+	run_bounded 300 ./run.sh --output "$out" --exec '
+		k="failslab/ignore-gfp-wait fail_page_alloc/ignore-gfp-wait"
+		k="$k fail_page_alloc/min-order"
+		knobs() { (cd /sys/kernel/debug && cat $k | tr "\n" " "); }
+		kids() {
+			for s in /proc/[0-9]*/stat; do
+				{ read -r p _ _ pp _ <"$s"; } 2>/dev/null &&
+					[ "$pp" = "$1" ] && echo "$p"
+			done
+		}
+		before=$(knobs)
+		./tests/failnth_work_test -r work.tar_extract.both >/dev/null 2>&1 &
+		pid=$!
+		for _ in $(seq 1 200); do
+			[ "$(knobs)" != "$before" ] && break
+			sleep 0.1
+		done
+		during=$(knobs)
+		body=$(kids "$(kids $pid)")
+		kill -TERM $body
+		timeout 60 tail --pid=$pid -f /dev/null
+		echo "KNOBS before=[$before] during=[$during] after=[$(knobs)] body=[$body]"
+		kill -KILL $pid 2>/dev/null' >"$out.log" 2>&1
+	got=$(tr -d '\r' <"$out.log" | sed -n 's/.*KNOBS //p')
+	if [[ $got =~ ^before=\[(.+)\]\ during=\[(.+)\]\ after=\[(.+)\]\ body=\[[0-9]+\]$ ]] &&
+		[ "${BASH_REMATCH[1]}" != "${BASH_REMATCH[2]}" ] &&
+		[ "${BASH_REMATCH[1]}" = "${BASH_REMATCH[3]}" ]; then
+		ok "$name ($got)"
+	else
+		not_ok "$name" \
+			"${got:-no KNOBS line} (want before = after, armed during, one body)" \
+			"$(tail -n 5 "$out.log")"
+	fi
 }
 
 # A second run with nothing changed must not run make at all.
@@ -1321,6 +1367,7 @@ main()
 			check_uml_mutate
 			check_uml_sites
 			check_uml_isolation
+			check_uml_knobs
 			check_uml_cache
 			check_uml_interrupt
 			check_uml_jobs
@@ -1344,6 +1391,7 @@ main()
 		prebuilt-full) check_uml_prebuilt full ;;
 		sites) check_uml_sites ;;
 		isolation) check_uml_isolation ;;
+		knobs) check_uml_knobs ;;
 		jobs) check_uml_jobs ;;
 		upstream) check_upstream ;;
 		upstream-qemu) check_upstream qemu ;;
