@@ -548,8 +548,7 @@ static bool pgrp_alive(pid_t pgid)
  */
 static bool fio_alive(pid_t pgid, const char *cg)
 {
-	return pgrp_alive(pgid) ||
-	       (cg && fx_cg_key(cg, "cgroup.events", "populated") > 0);
+	return pgrp_alive(pgid) || (cg && cg_populated(cg) > 0);
 }
 
 /*
@@ -831,8 +830,12 @@ static void fio_run(const struct fio_run *run, struct fio_result *r)
 			count_errno(r, r->job_error);
 	}
 	if (run->cg) {
-		r->oom_kills = fx_cg_key(run->cg, "memory.events", "oom_kill");
-		r->peak = fx_cg_key(run->cg, "memory.peak", NULL);
+		/* -1: not known. */
+		if (cg_read_key(run->cg, "memory.events", "oom_kill",
+				&r->oom_kills))
+			r->oom_kills = -1;
+		if (cg_read_long(run->cg, "memory.peak", &r->peak))
+			r->peak = -1;
 	}
 	unlink(json);
 	unlink(errf);
@@ -1041,7 +1044,7 @@ static int scratch_mount(const char *dev, const char *mnt, bool mkfs)
 	int ret;
 
 	if (mkfs) {
-		ret = fx_run(argv, "/tmp/fio_test.mkfs", 60);
+		ret = run_cmd_out(argv, "/tmp/fio_test.mkfs", 60);
 		if (ret) {
 			fx_print_tail("/tmp/fio_test.mkfs", 10);
 			return ret < 0 ? ret : -EIO;
@@ -1113,7 +1116,7 @@ FIXTURE_TEARDOWN(xfs)
 {
 	EXPECT_EQ(0, knobs_restore());
 	if (self->cg[0])
-		fx_cg_destroy(self->cg);
+		cg_destroy(self->cg, FIO_CG_DESTROY_MS);
 	if (self->mounted)
 		umount2(self->mnt, MNT_DETACH);
 	if (self->mnt[0])
@@ -1361,7 +1364,7 @@ static long long measure_need(struct __test_metadata *_metadata,
 		       r->psi_killed ? " (thrashing, PSI: too small)" :
 				       "");
 		fflush(stdout);
-		EXPECT_EQ(0, fx_cg_destroy(self->cg));
+		EXPECT_EQ(0, cg_destroy(self->cg, FIO_CG_DESTROY_MS));
 		rm_tree(dir);
 		if (!n++) {
 			ASSERT_TRUE(run_fits(r))
@@ -1702,7 +1705,7 @@ static void fio_case(struct __test_metadata *_metadata,
 
 	/* What is on disk after umount and mount is what was there before. */
 	if (self->cg[0])
-		EXPECT_EQ(0, fx_cg_destroy(self->cg));
+		EXPECT_EQ(0, cg_destroy(self->cg, FIO_CG_DESTROY_MS));
 	if (corrupt && !strcmp(corrupt, "lost")) {
 		ret = lose_block(dir);
 		ASSERT_EQ(0, ret)

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Helpers of fio_test.c: a scratch XFS, fio runs bounded by a deadline, the
- * errors fio saw by errno, memcg groups, fault-injection knobs and the
- * kernel log. Nothing here asserts: functions return 0 or -errno (or a
- * count), and the test decides.
+ * Helpers of fio_test.c, on top of util.h's and cgroup.h's: xfs_repair's
+ * word on the scratch XFS, the errors fio saw by errno, its memory groups,
+ * the fault-injection knobs of its faults runs, its tasks marked to fail,
+ * and the kernel log. Nothing here asserts: functions return 0 or -errno
+ * (or a count), and the test decides.
  *
  * They are static functions in a header, like the other helpers of this
  * directory, so that the test builds from one .c file with lib.mk's rule.
@@ -29,12 +30,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "util.h"
 
 #define FIO_CGROUP_ROOT "/sys/fs/cgroup"
 #define FIO_DEBUGFS "/sys/kernel/debug"
 #define FIO_MAX_ERRNOS 16
 #define FIO_MAX_TASKS 64
+/* Bound on killing what is left in a group and removing it. */
+#define FIO_CG_DESTROY_MS 10000
 #define FX_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* ---------------------------------------------------------- files ---- */
@@ -70,38 +74,6 @@ static double fx_now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/*
- * Runs @argv with stdout and stderr into @out (may be NULL: /dev/null),
- * bounded by @secs: the exit status, or -ETIMEDOUT (then killed) or -errno.
- */
-static int fx_run(char *const argv[], const char *out, double secs)
-{
-	double end = fx_now() + secs;
-	int status, fd;
-	pid_t pid, w;
-
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (!pid) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		fd = open(out ? out : "/dev/null",
-			  O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
-			_exit(126);
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	while ((w = waitpid(pid, &status, WNOHANG)) == 0 && fx_now() < end)
-		usleep(10000);
-	if (w == pid)
-		return WIFEXITED(status) ? WEXITSTATUS(status) :
-					   128 + WTERMSIG(status);
-	kill(pid, SIGKILL);
-	waitpid(pid, &status, 0);
-	return w < 0 ? -errno : -ETIMEDOUT;
 }
 
 /* Prints @path as "# " lines, at most @max of them, the last ones. */
@@ -156,7 +128,7 @@ static void fx_print_findings(const char *path, int max)
 static int fx_repair_check(const char *dev)
 {
 	char *const argv[] = { "xfs_repair", "-n", (char *)dev, NULL };
-	int ret = fx_run(argv, "/tmp/fio_test.repair", 60);
+	int ret = run_cmd_out(argv, "/tmp/fio_test.repair", 60);
 
 	if (ret) {
 		printf("# xfs_repair -n %s exited %d:\n", dev, ret);
@@ -189,53 +161,23 @@ static bool fx_memcg_available(void)
 	       strstr(buf, "memory");
 }
 
-/* Creates the group @path with memory.max @max (0: unlimited): 0 or -errno. */
+/*
+ * Creates the group @path, or takes it as it is, with memory.max @max (0:
+ * unlimited) and then no swap: 0 or -errno.
+ */
 static int fx_cg_create(const char *path, long long max)
 {
-	char file[PATH_MAX], val[32];
 	int ret;
 
 	if (mkdir(path, 0755) && errno != EEXIST)
 		return -errno;
 	if (!max)
 		return 0;
-	snprintf(file, sizeof(file), "%s/memory.max", path);
-	snprintf(val, sizeof(val), "%lld", max);
-	ret = write_file(file, val);
-	if (!ret) {
-		/* No swap: anon memory must not escape the limit either. */
-		snprintf(file, sizeof(file), "%s/memory.swap.max", path);
-		write_file(file, "0");
-	}
+	ret = cg_write_long(path, "memory.max", max);
+	/* No swap: anon memory must not escape the limit either. */
+	if (!ret)
+		cg_write(path, "memory.swap.max", "0");
 	return ret;
-}
-
-/* @key of @cg's @file (a "key value" file), or the number in @file if @key is NULL. */
-static long long fx_cg_key(const char *cg, const char *file, const char *key)
-{
-	char path[PATH_MAX], buf[64];
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "%s/%s", cg, file);
-	if (key)
-		return fx_read_key(path, key);
-	n = fx_read(path, buf, sizeof(buf));
-	return n < 0 ? n : strtoll(buf, NULL, 10);
-}
-
-/* Kills what is left in @cg and removes it, bounded: 0 or -errno. */
-static int fx_cg_destroy(const char *cg)
-{
-	char path[PATH_MAX];
-	double end = fx_now() + 10;
-
-	if (access(cg, F_OK))
-		return 0;
-	snprintf(path, sizeof(path), "%s/cgroup.kill", cg);
-	write_file(path, "1");
-	while (rmdir(cg) && errno == EBUSY && fx_now() < end)
-		usleep(20000);
-	return access(cg, F_OK) ? 0 : -EBUSY;
 }
 
 /* ------------------------------------------------- fault injection ---- */

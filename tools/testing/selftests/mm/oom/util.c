@@ -68,10 +68,10 @@ int write_file(const char *path, const char *val)
 	return ret;
 }
 
-int run_cmd(char *const argv[], int timeout_s)
+int run_cmd_out(char *const argv[], const char *out, int timeout_s)
 {
 	struct timespec nap = { .tv_nsec = 10 * 1000 * 1000 };
-	int status, i, null;
+	int status, i, fd;
 	pid_t pid, got;
 
 	/* What stdio holds would otherwise be written twice. */
@@ -81,18 +81,18 @@ int run_cmd(char *const argv[], int timeout_s)
 		return -errno;
 	if (!pid) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		null = open("/dev/null", O_WRONLY);
-		if (null >= 0) {
-			dup2(null, 1);
-			dup2(null, 2);
-		}
+		fd = open(out ? out : "/dev/null",
+			  O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+			_exit(126);
 		execvp(argv[0], argv);
 		_exit(127);
 	}
 	for (i = 0; i < timeout_s * 100; i++) {
 		got = waitpid(pid, &status, WNOHANG);
 		if (got == pid)
-			return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+			return WIFEXITED(status) ? WEXITSTATUS(status) :
+						   128 + WTERMSIG(status);
 		if (got < 0)
 			return -errno;
 		nanosleep(&nap, NULL);
@@ -100,6 +100,11 @@ int run_cmd(char *const argv[], int timeout_s)
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
 	return -ETIMEDOUT;
+}
+
+int run_cmd(char *const argv[], int timeout_s)
+{
+	return run_cmd_out(argv, NULL, timeout_s);
 }
 
 /* Bounds on the knobs changed at once, their paths and their values. */

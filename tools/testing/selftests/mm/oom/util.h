@@ -16,10 +16,14 @@
 #include <sys/types.h>
 
 /*
- * Runs @argv with stdout and stderr on /dev/null, killed after @timeout_s:
- * its exit status, 127 if it could not be run, 128 if a signal ended it,
- * -ETIMEDOUT, or -errno.
+ * Runs @argv with stdout and stderr into the file @out (created or
+ * emptied), killed after @timeout_s: its exit status, 126 if @out could
+ * not be opened, 127 if @argv could not be run, 128 plus the signal that
+ * ended it, -ETIMEDOUT, or -errno.
  */
+int run_cmd_out(char *const argv[], const char *out, int timeout_s);
+
+/* run_cmd_out() with the output on /dev/null. */
 int run_cmd(char *const argv[], int timeout_s);
 
 /*
