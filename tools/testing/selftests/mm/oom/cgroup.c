@@ -23,7 +23,7 @@
 /* How often the bounded waits look again. */
 #define CG_POLL_MS 10
 
-long long cg_now_ms(void)
+long long cgrp_now_ms(void)
 {
 	struct timespec ts;
 
@@ -31,7 +31,7 @@ long long cg_now_ms(void)
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
-void cg_sleep_ms(long ms)
+void cgrp_sleep_ms(long ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
 
@@ -39,7 +39,7 @@ void cg_sleep_ms(long ms)
 		;
 }
 
-int cg_find_root(char *root, size_t size)
+int cgrp_find_root(char *root, size_t size)
 {
 	char dev[64], dir[PATH_MAX], type[64];
 	int ret = -ENOENT;
@@ -64,50 +64,50 @@ int cg_find_root(char *root, size_t size)
 }
 
 /* @cg/@file into @path. */
-static int cg_file(char *path, size_t size, const char *cg, const char *file)
+static int cgrp_file(char *path, size_t size, const char *cg, const char *file)
 {
 	if ((size_t)snprintf(path, size, "%s/%s", cg, file) >= size)
 		return -ENAMETOOLONG;
 	return 0;
 }
 
-int cg_create(char *path, size_t size, const char *parent, const char *name)
+int cgrp_create(char *path, size_t size, const char *parent, const char *name)
 {
-	int ret = cg_file(path, size, parent, name);
+	int ret = cgrp_file(path, size, parent, name);
 
 	if (ret)
 		return ret;
 	return mkdir(path, 0755) ? -errno : 0;
 }
 
-int cg_write(const char *cg, const char *file, const char *val)
+int cgrp_write(const char *cg, const char *file, const char *val)
 {
 	char path[CG_PATH_MAX];
 	int ret;
 
-	ret = cg_file(path, sizeof(path), cg, file);
+	ret = cgrp_file(path, sizeof(path), cg, file);
 	return ret ? ret : write_file(path, val);
 }
 
-int cg_write_long(const char *cg, const char *file, long long val)
+int cgrp_write_long(const char *cg, const char *file, long long val)
 {
 	char buf[32];
 
 	snprintf(buf, sizeof(buf), "%lld", val);
-	return cg_write(cg, file, buf);
+	return cgrp_write(cg, file, buf);
 }
 
-ssize_t cg_read(const char *cg, const char *file, char *buf, size_t size)
+ssize_t cgrp_read(const char *cg, const char *file, char *buf, size_t size)
 {
 	char path[CG_PATH_MAX];
 	int ret;
 
-	ret = cg_file(path, sizeof(path), cg, file);
+	ret = cgrp_file(path, sizeof(path), cg, file);
 	return ret ? ret : read_file(path, buf, size);
 }
 
 /* "max" or a decimal number into @val. */
-static int cg_parse_value(const char *s, long long *val)
+static int cgrp_parse_value(const char *s, long long *val)
 {
 	char *end;
 
@@ -122,43 +122,43 @@ static int cg_parse_value(const char *s, long long *val)
 	return end == s ? -EINVAL : 0;
 }
 
-int cg_read_key(const char *cg, const char *file, const char *key,
-		long long *val)
+int cgrp_read_key(const char *cg, const char *file, const char *key,
+		  long long *val)
 {
 	size_t klen = strlen(key);
 	char buf[8192], *line;
 	ssize_t n;
 
-	n = cg_read(cg, file, buf, sizeof(buf));
+	n = cgrp_read(cg, file, buf, sizeof(buf));
 	if (n < 0)
 		return n;
 	for (line = buf; line && *line; line = strchr(line, '\n')) {
 		if (*line == '\n')
 			line++;
 		if (!strncmp(line, key, klen) && line[klen] == ' ')
-			return cg_parse_value(line + klen + 1, val);
+			return cgrp_parse_value(line + klen + 1, val);
 	}
 	return -ENOENT;
 }
 
-int cg_read_long(const char *cg, const char *file, long long *val)
+int cgrp_read_long(const char *cg, const char *file, long long *val)
 {
 	char buf[64];
 	ssize_t n;
 
-	n = cg_read(cg, file, buf, sizeof(buf));
+	n = cgrp_read(cg, file, buf, sizeof(buf));
 	if (n < 0)
 		return n;
-	return cg_parse_value(buf, val);
+	return cgrp_parse_value(buf, val);
 }
 
-int cg_has_controller(const char *cg, const char *ctrl)
+int cgrp_has_controller(const char *cg, const char *ctrl)
 {
 	size_t clen = strlen(ctrl);
 	char buf[512], *p;
 	ssize_t n;
 
-	n = cg_read(cg, "cgroup.controllers", buf, sizeof(buf));
+	n = cgrp_read(cg, "cgroup.controllers", buf, sizeof(buf));
 	if (n < 0)
 		return n;
 	for (p = strstr(buf, ctrl); p; p = strstr(p + 1, ctrl))
@@ -168,12 +168,12 @@ int cg_has_controller(const char *cg, const char *ctrl)
 	return 0;
 }
 
-int cg_enter(const char *cg, pid_t pid)
+int cgrp_enter(const char *cg, pid_t pid)
 {
-	return cg_write_long(cg, "cgroup.procs", pid);
+	return cgrp_write_long(cg, "cgroup.procs", pid);
 }
 
-pid_t cg_spawn(const char *cg, int (*fn)(void *arg), void *arg)
+pid_t cgrp_spawn(const char *cg, int (*fn)(void *arg), void *arg)
 {
 	pid_t parent = getpid(), pid;
 
@@ -186,14 +186,14 @@ pid_t cg_spawn(const char *cg, int (*fn)(void *arg), void *arg)
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != parent)
 		_exit(CG_SPAWN_ENTER_FAILED);
-	if (cg && cg_enter(cg, 0))
+	if (cg && cgrp_enter(cg, 0))
 		_exit(CG_SPAWN_ENTER_FAILED);
 	_exit(fn(arg) & 0xff);
 }
 
-int cg_wait_pid(pid_t pid, int *status, long timeout_ms)
+int cgrp_wait_pid(pid_t pid, int *status, long timeout_ms)
 {
-	long long deadline = cg_now_ms() + timeout_ms;
+	long long deadline = cgrp_now_ms() + timeout_ms;
 	pid_t ret;
 
 	for (;;) {
@@ -202,29 +202,29 @@ int cg_wait_pid(pid_t pid, int *status, long timeout_ms)
 			return -errno;
 		if (ret == pid)
 			return 0;
-		if (cg_now_ms() >= deadline)
+		if (cgrp_now_ms() >= deadline)
 			return -ETIMEDOUT;
-		cg_sleep_ms(CG_POLL_MS);
+		cgrp_sleep_ms(CG_POLL_MS);
 	}
 }
 
-int cg_run(const char *cg, int (*fn)(void *arg), void *arg, long timeout_ms,
-	   int *status)
+int cgrp_run(const char *cg, int (*fn)(void *arg), void *arg, long timeout_ms,
+	     int *status)
 {
-	pid_t pid = cg_spawn(cg, fn, arg);
+	pid_t pid = cgrp_spawn(cg, fn, arg);
 
 	if (pid < 0)
 		return pid;
-	return cg_wait_pid(pid, status, timeout_ms);
+	return cgrp_wait_pid(pid, status, timeout_ms);
 }
 
-int cg_pids(const char *cg, pid_t *pids, int max)
+int cgrp_pids(const char *cg, pid_t *pids, int max)
 {
 	char buf[8192], *p, *end;
 	int n = 0;
 	ssize_t len;
 
-	len = cg_read(cg, "cgroup.procs", buf, sizeof(buf));
+	len = cgrp_read(cg, "cgroup.procs", buf, sizeof(buf));
 	if (len < 0)
 		return len;
 	for (p = buf; *p && n < max; p = end) {
@@ -237,22 +237,22 @@ int cg_pids(const char *cg, pid_t *pids, int max)
 	return n;
 }
 
-int cg_populated(const char *cg)
+int cgrp_populated(const char *cg)
 {
 	long long val;
 	int ret;
 
-	ret = cg_read_key(cg, "cgroup.events", "populated", &val);
+	ret = cgrp_read_key(cg, "cgroup.events", "populated", &val);
 	return ret ? ret : val != 0;
 }
 
 /* SIGKILLs the pids listed in @cg, for kernels without cgroup.kill. */
-static int cg_kill_listed(const char *cg)
+static int cgrp_kill_listed(const char *cg)
 {
 	pid_t pids[256];
 	int i, n;
 
-	n = cg_pids(cg, pids, 256);
+	n = cgrp_pids(cg, pids, 256);
 	if (n < 0)
 		return n;
 	for (i = 0; i < n; i++)
@@ -261,41 +261,41 @@ static int cg_kill_listed(const char *cg)
 	return 0;
 }
 
-int cg_kill(const char *cg)
+int cgrp_kill(const char *cg)
 {
-	int ret = cg_write(cg, "cgroup.kill", "1");
+	int ret = cgrp_write(cg, "cgroup.kill", "1");
 
-	return ret == -ENOENT ? cg_kill_listed(cg) : ret;
+	return ret == -ENOENT ? cgrp_kill_listed(cg) : ret;
 }
 
-int cg_wait_empty(const char *cg, long timeout_ms)
+int cgrp_wait_empty(const char *cg, long timeout_ms)
 {
-	long long deadline = cg_now_ms() + timeout_ms;
+	long long deadline = cgrp_now_ms() + timeout_ms;
 	int ret;
 
 	for (;;) {
-		ret = cg_populated(cg);
+		ret = cgrp_populated(cg);
 		if (ret <= 0)
 			return ret;
-		if (cg_now_ms() >= deadline)
+		if (cgrp_now_ms() >= deadline)
 			return -ETIMEDOUT;
-		cg_sleep_ms(CG_POLL_MS);
+		cgrp_sleep_ms(CG_POLL_MS);
 	}
 }
 
-int cg_destroy(const char *cg, long timeout_ms)
+int cgrp_destroy(const char *cg, long timeout_ms)
 {
-	long long deadline = cg_now_ms() + timeout_ms;
+	long long deadline = cgrp_now_ms() + timeout_ms;
 	int ret;
 
-	ret = cg_populated(cg);
+	ret = cgrp_populated(cg);
 	if (ret == -ENOENT)
 		return 0;
 	if (ret > 0) {
-		ret = cg_kill(cg);
+		ret = cgrp_kill(cg);
 		if (ret)
 			return ret;
-		ret = cg_wait_empty(cg, timeout_ms);
+		ret = cgrp_wait_empty(cg, timeout_ms);
 		if (ret)
 			return ret;
 	}
@@ -304,9 +304,9 @@ int cg_destroy(const char *cg, long timeout_ms)
 		ret = errno;
 		if (ret == ENOENT)
 			return 0;
-		if (ret != EBUSY || cg_now_ms() >= deadline)
+		if (ret != EBUSY || cgrp_now_ms() >= deadline)
 			return -ret;
-		cg_sleep_ms(CG_POLL_MS);
+		cgrp_sleep_ms(CG_POLL_MS);
 	}
 	return 0;
 }

@@ -548,7 +548,7 @@ static bool pgrp_alive(pid_t pgid)
  */
 static bool fio_alive(pid_t pgid, const char *cg)
 {
-	return pgrp_alive(pgid) || (cg && cg_populated(cg) > 0);
+	return pgrp_alive(pgid) || (cg && cgrp_populated(cg) > 0);
 }
 
 /*
@@ -831,10 +831,10 @@ static void fio_run(const struct fio_run *run, struct fio_result *r)
 	}
 	if (run->cg) {
 		/* -1: not known. */
-		if (cg_read_key(run->cg, "memory.events", "oom_kill",
-				&r->oom_kills))
+		if (cgrp_read_key(run->cg, "memory.events", "oom_kill",
+				  &r->oom_kills))
 			r->oom_kills = -1;
-		if (cg_read_long(run->cg, "memory.peak", &r->peak))
+		if (cgrp_read_long(run->cg, "memory.peak", &r->peak))
 			r->peak = -1;
 	}
 	unlink(json);
@@ -1116,7 +1116,7 @@ FIXTURE_TEARDOWN(xfs)
 {
 	EXPECT_EQ(0, knobs_restore());
 	if (self->cg[0])
-		cg_destroy(self->cg, FIO_CG_DESTROY_MS);
+		cgrp_destroy(self->cg, FIO_CG_DESTROY_MS);
 	if (self->mounted)
 		umount2(self->mnt, MNT_DETACH);
 	if (self->mnt[0])
@@ -1364,7 +1364,7 @@ static long long measure_need(struct __test_metadata *_metadata,
 		       r->psi_killed ? " (thrashing, PSI: too small)" :
 				       "");
 		fflush(stdout);
-		EXPECT_EQ(0, cg_destroy(self->cg, FIO_CG_DESTROY_MS));
+		EXPECT_EQ(0, cgrp_destroy(self->cg, FIO_CG_DESTROY_MS));
 		rm_tree(dir);
 		if (!n++) {
 			ASSERT_TRUE(run_fits(r))
@@ -1705,7 +1705,7 @@ static void fio_case(struct __test_metadata *_metadata,
 
 	/* What is on disk after umount and mount is what was there before. */
 	if (self->cg[0])
-		EXPECT_EQ(0, cg_destroy(self->cg, FIO_CG_DESTROY_MS));
+		EXPECT_EQ(0, cgrp_destroy(self->cg, FIO_CG_DESTROY_MS));
 	if (corrupt && !strcmp(corrupt, "lost")) {
 		ret = lose_block(dir);
 		ASSERT_EQ(0, ret)

@@ -173,10 +173,10 @@ static int fx_cg_create(const char *path, long long max)
 		return -errno;
 	if (!max)
 		return 0;
-	ret = cg_write_long(path, "memory.max", max);
+	ret = cgrp_write_long(path, "memory.max", max);
 	/* No swap: anon memory must not escape the limit either. */
 	if (!ret)
-		cg_write(path, "memory.swap.max", "0");
+		cgrp_write(path, "memory.swap.max", "0");
 	return ret;
 }
 

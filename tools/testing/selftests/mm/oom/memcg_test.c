@@ -328,35 +328,35 @@ static const char *make_group(char *cg, size_t size, const char *name,
 	char root[CG_PATH_MAX], leaf[64];
 	int ret;
 
-	ret = cg_find_root(root, sizeof(root));
+	ret = cgrp_find_root(root, sizeof(root));
 	if (ret)
 		return "no cgroup2 mount: mount -t cgroup2 none /sys/fs/cgroup";
-	ret = cg_has_controller(root, "memory");
+	ret = cgrp_has_controller(root, "memory");
 	if (ret <= 0)
 		return "no memory controller in the cgroup2 root (CONFIG_MEMCG, cgroup_no_v1)";
 	snprintf(leaf, sizeof(leaf), "toosmall-%s-%d", name, getpid());
-	ret = cg_create(cg, size, root, leaf);
+	ret = cgrp_create(cg, size, root, leaf);
 	if (ret) {
 		snprintf(why, sizeof(why), "creating %s/%s: %s", root, leaf,
 			 strerror(-ret));
 		return why;
 	}
-	ret = cg_has_controller(cg, "memory");
+	ret = cgrp_has_controller(cg, "memory");
 	if (ret <= 0) {
-		cg_destroy(cg, DESTROY_MS);
+		cgrp_destroy(cg, DESTROY_MS);
 		return REASON_NO_SUBTREE;
 	}
-	ret = cg_write_long(cg, "memory.max", max);
+	ret = cgrp_write_long(cg, "memory.max", max);
 	if (!ret) {
 		/* No swap: what is charged stays charged. */
-		ret = cg_write(cg, "memory.swap.max", "0");
+		ret = cgrp_write(cg, "memory.swap.max", "0");
 		if (ret == -ENOENT)
 			ret = 0;
 	}
 	if (ret) {
 		snprintf(why, sizeof(why), "setting memory.max: %s",
 			 strerror(-ret));
-		cg_destroy(cg, DESTROY_MS);
+		cgrp_destroy(cg, DESTROY_MS);
 		return why;
 	}
 	return NULL;
@@ -366,7 +366,7 @@ static long long event(const char *cg, const char *key)
 {
 	long long v = 0;
 
-	cg_read_key(cg, "memory.events", key, &v);
+	cgrp_read_key(cg, "memory.events", key, &v);
 	return v;
 }
 
@@ -536,16 +536,17 @@ FIXTURE_TEARDOWN(charge)
 	/* Reaped first: an unreaped worker can keep the group busy. */
 	if (self->worker > 0 && !self->reaped) {
 		kill(self->worker, SIGKILL);
-		EXPECT_EQ(0, cg_wait_pid(self->worker, &status, DESTROY_MS));
+		EXPECT_EQ(0, cgrp_wait_pid(self->worker, &status, DESTROY_MS));
 	}
-	ret = cg_destroy(self->cg, DESTROY_MS);
+	ret = cgrp_destroy(self->cg, DESTROY_MS);
 	EXPECT_EQ(0, ret)
 	{
 		TH_LOG("removing %s: %s", self->cg, strerror(-ret));
 	}
 	if (self->bystander > 0) {
 		kill(self->bystander, SIGKILL);
-		EXPECT_EQ(0, cg_wait_pid(self->bystander, &status, DESTROY_MS));
+		EXPECT_EQ(0,
+			  cgrp_wait_pid(self->bystander, &status, DESTROY_MS));
 	}
 	if (self->w.dirfd >= 0)
 		close(self->w.dirfd);
@@ -680,7 +681,7 @@ static void run_regime(struct __test_metadata *_metadata,
 
 	self->w.oom_score_adj = regime->oom_score_adj;
 	self->w.mlock = regime->mlock;
-	self->worker = cg_spawn(self->cg, worker, &self->w);
+	self->worker = cgrp_spawn(self->cg, worker, &self->w);
 	ASSERT_LT(0, self->worker);
 	sw.pids[sw.nr_pids++] = self->worker;
 	ASSERT_EQ(0, stall_watch(&sw, &res));
@@ -688,7 +689,7 @@ static void run_regime(struct __test_metadata *_metadata,
 	oom_kill = event(self->cg, "oom_kill");
 	oom = event(self->cg, "oom");
 	max = event(self->cg, "max");
-	cg_read_long(self->cg, "memory.peak", &peak);
+	cgrp_read_long(self->cg, "memory.peak", &peak);
 	if (sh->finished && sh->result < 0)
 		snprintf(hist, sizeof(hist), " (%s:1)", errname(-sh->result));
 	ksft_print_msg(CHARGE_FMT, act->name, regime->name,
@@ -875,13 +876,13 @@ FIXTURE_TEARDOWN(group)
 {
 	int i;
 
-	EXPECT_EQ(0, cg_destroy(self->cg, DESTROY_MS));
+	EXPECT_EQ(0, cgrp_destroy(self->cg, DESTROY_MS));
 	for (i = 0; i < GROUP_TASKS; i++) {
 		if (self->pid[i] <= 0 || self->reaped[i])
 			continue;
 		kill(self->pid[i], SIGKILL);
-		EXPECT_EQ(0, cg_wait_pid(self->pid[i], &self->status[i],
-					 DESTROY_MS));
+		EXPECT_EQ(0, cgrp_wait_pid(self->pid[i], &self->status[i],
+					   DESTROY_MS));
 	}
 }
 
@@ -918,7 +919,7 @@ static pid_t group_spawn(FIXTURE_DATA(group) * self, int i, long bytes,
 			 const char *adj, bool stay)
 {
 	self->t[i] = (struct toucher){ bytes, adj, stay, &self->touched[i] };
-	self->pid[i] = cg_spawn(self->cg, toucher, &self->t[i]);
+	self->pid[i] = cgrp_spawn(self->cg, toucher, &self->t[i]);
 	return self->pid[i];
 }
 
@@ -968,16 +969,16 @@ TEST_F_TIMEOUT(group, oom_group_kills_whole_group, TEST_TIMEOUT)
 	bool watched;
 	int i;
 
-	ASSERT_EQ(0, cg_write(self->cg, "memory.oom.group", "1"));
+	ASSERT_EQ(0, cgrp_write(self->cg, "memory.oom.group", "1"));
 	ASSERT_LT(0, group_spawn(self, 0, MB / 2, "0", true));
 	ASSERT_LT(0, group_spawn(self, 1, MB / 2, "0", true));
 	while (self->touched[0] < MB / 2 || self->touched[1] < MB / 2)
-		cg_sleep_ms(10);
+		cgrp_sleep_ms(10);
 	ASSERT_LT(0, group_spawn(self, 2, 4 * LIMIT, "0", false));
 	self->wait_mask = 7;
 	watched = group_watch(_metadata, self, "oom.group", OUTCOME_MS, &res);
 	ASSERT_TRUE(watched);
-	cg_read_key(self->cg, "memory.events", "oom_group_kill", &group_kill);
+	cgrp_read_key(self->cg, "memory.events", "oom_group_kill", &group_kill);
 	ksft_print_msg(OOM_GROUP_FMT, res.elapsed_ms / 1000.0,
 		       event(self->cg, "oom_kill"), group_kill);
 	ASSERT_EQ(STALL_DONE, res.verdict)
@@ -1006,7 +1007,7 @@ TEST_F_TIMEOUT(group, oom_score_adj_picks_victim, TEST_TIMEOUT)
 	ASSERT_LT(0, group_spawn(self, 0, 3 * MB, "0", true));
 	ASSERT_LT(0, group_spawn(self, 1, 2 * MB, "1000", true));
 	while (self->touched[0] < 3 * MB || self->touched[1] < 2 * MB)
-		cg_sleep_ms(10);
+		cgrp_sleep_ms(10);
 	ASSERT_LT(0, group_spawn(self, 2, 4 * MB, "-1000", false));
 	self->wait_mask = 6;
 	ASSERT_TRUE(group_watch(_metadata, self, "oom_score_adj", OUTCOME_MS,
@@ -1046,8 +1047,8 @@ TEST_F_TIMEOUT(group, high_throttles_not_forever, TEST_TIMEOUT)
 {
 	struct stall_result res;
 
-	ASSERT_EQ(0, cg_write_long(self->cg, "memory.max", 2 * LIMIT));
-	ASSERT_EQ(0, cg_write_long(self->cg, "memory.high", HIGH));
+	ASSERT_EQ(0, cgrp_write_long(self->cg, "memory.max", 2 * LIMIT));
+	ASSERT_EQ(0, cgrp_write_long(self->cg, "memory.high", HIGH));
 	ASSERT_LT(0, group_spawn(self, 0, HIGH + OVER_HIGH, "0", false));
 	self->wait_mask = 1;
 	ASSERT_TRUE(group_watch(_metadata, self, "memory.high", HIGH_MS, &res));

@@ -279,21 +279,21 @@ static void *task_b_grow(void *arg)
 {
 	struct seed_task *t = arg;
 	struct seed_shared *sh = t->sh;
-	long long deadline = cg_now_ms() + SETUP_MS + SEED_MS;
+	long long deadline = cgrp_now_ms() + SETUP_MS + SEED_MS;
 	char *mem;
 	long off;
 
 	while (!__atomic_load_n(&sh->go, __ATOMIC_ACQUIRE)) {
-		if (cg_now_ms() >= deadline)
+		if (cgrp_now_ms() >= deadline)
 			return NULL;
-		cg_sleep_ms(1);
+		cgrp_sleep_ms(1);
 	}
-	deadline = cg_now_ms() + SEED_MS;
-	while (cg_now_ms() < deadline) {
+	deadline = cgrp_now_ms() + SEED_MS;
+	while (cgrp_now_ms() < deadline) {
 		mem = mmap(NULL, GROW_CHUNK, PROT_READ | PROT_WRITE,
 			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (mem == MAP_FAILED) {
-			cg_sleep_ms(1);
+			cgrp_sleep_ms(1);
 			continue;
 		}
 		for (off = 0; off < GROW_CHUNK; off += PAGE)
@@ -367,12 +367,12 @@ static char task_state(pid_t pid)
 /* Waits until @pid is in state @state, for @timeout_ms. */
 static bool wait_state(pid_t pid, char state, long timeout_ms)
 {
-	long long deadline = cg_now_ms() + timeout_ms;
+	long long deadline = cgrp_now_ms() + timeout_ms;
 
 	while (task_state(pid) != state) {
-		if (cg_now_ms() >= deadline)
+		if (cgrp_now_ms() >= deadline)
 			return false;
-		cg_sleep_ms(10);
+		cgrp_sleep_ms(10);
 	}
 	return true;
 }
@@ -380,12 +380,12 @@ static bool wait_state(pid_t pid, char state, long timeout_ms)
 /* Waits up to @timeout_ms for another process to set the shared @flag. */
 static bool wait_flag(const int *flag, long timeout_ms)
 {
-	long long deadline = cg_now_ms() + timeout_ms;
+	long long deadline = cgrp_now_ms() + timeout_ms;
 
 	while (!__atomic_load_n(flag, __ATOMIC_ACQUIRE)) {
-		if (cg_now_ms() >= deadline)
+		if (cgrp_now_ms() >= deadline)
 			return false;
-		cg_sleep_ms(10);
+		cgrp_sleep_ms(10);
 	}
 	return true;
 }
@@ -443,9 +443,9 @@ FIXTURE_SETUP(seed)
 	if (variant->fs == FS_XFS && (!dev || !*dev))
 		SKIP(return, REASON_NO_DEV);
 	if (variant->memcg) {
-		if (cg_find_root(root, sizeof(root)))
+		if (cgrp_find_root(root, sizeof(root)))
 			SKIP(return, REASON_NO_CGROUP2);
-		if (cg_has_controller(root, "memory") <= 0)
+		if (cgrp_has_controller(root, "memory") <= 0)
 			SKIP(return, REASON_NO_MEMCG);
 	}
 
@@ -478,15 +478,15 @@ FIXTURE_SETUP(seed)
 
 	if (variant->memcg) {
 		snprintf(leaf, sizeof(leaf), "toosmall-seed-%d", getpid());
-		ret = cg_create(self->cg, sizeof(self->cg), root, leaf);
+		ret = cgrp_create(self->cg, sizeof(self->cg), root, leaf);
 		ASSERT_EQ(0, ret)
 		{
 			self->cg[0] = '\0';
 			TH_LOG("creating %s/%s: %s", root, leaf,
 			       strerror(-ret));
 		}
-		ASSERT_EQ(0, cg_write_long(self->cg, "memory.max", CG_LIMIT));
-		ret = cg_write(self->cg, "memory.swap.max", "0");
+		ASSERT_EQ(0, cgrp_write_long(self->cg, "memory.max", CG_LIMIT));
+		ret = cgrp_write(self->cg, "memory.swap.max", "0");
 		ASSERT_TRUE(!ret || ret == -ENOENT);
 	}
 	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0,
@@ -510,14 +510,14 @@ static void reap(pid_t pid, bool *reaped, int *status)
 	if (pid <= 0 || *reaped)
 		return;
 	kill(pid, SIGKILL);
-	if (!cg_wait_pid(pid, status, DESTROY_MS))
+	if (!cgrp_wait_pid(pid, status, DESTROY_MS))
 		*reaped = true;
 }
 
 FIXTURE_TEARDOWN(seed)
 {
 	if (self->cg[0])
-		EXPECT_EQ(0, cg_destroy(self->cg, DESTROY_MS));
+		EXPECT_EQ(0, cgrp_destroy(self->cg, DESTROY_MS));
 	reap(self->a, &self->a_reaped, &self->a_status);
 	reap(self->b, &self->b_reaped, &self->b_status);
 	EXPECT_TRUE((!self->a || self->a_reaped) &&
@@ -561,7 +561,7 @@ static long long memcg_event(const char *cg, const char *key)
 	long long v = -1;
 
 	if (cg[0])
-		cg_read_key(cg, "memory.events", key, &v);
+		cgrp_read_key(cg, "memory.events", key, &v);
 	return v;
 }
 
@@ -623,7 +623,7 @@ TEST_F_TIMEOUT(seed, oom_victim_blocked_on_lock, TEST_TIMEOUT)
 
 	/* A: asleep in the fault on its first page, holding i_rwsem. */
 	self->t.len = a_len;
-	self->a = cg_spawn(cg, task_a, &self->t);
+	self->a = cgrp_spawn(cg, task_a, &self->t);
 	ASSERT_LT(0, self->a);
 	sw.pids[sw.nr_pids++] = self->a;
 	self->uffd = recv_fd(self->sock[0], SETUP_MS);
@@ -644,7 +644,7 @@ TEST_F_TIMEOUT(seed, oom_victim_blocked_on_lock, TEST_TIMEOUT)
 	/* B: the largest user, then blocked on the same i_rwsem. */
 	self->t.len = b_len;
 	self->t.grow = !variant->memcg;
-	self->b = cg_spawn(cg, task_b, &self->t);
+	self->b = cgrp_spawn(cg, task_b, &self->t);
 	ASSERT_LT(0, self->b);
 	sw.pids[sw.nr_pids++] = self->b;
 	/*
@@ -666,7 +666,7 @@ TEST_F_TIMEOUT(seed, oom_victim_blocked_on_lock, TEST_TIMEOUT)
 	copy.dst = msg.arg.pagefault.address & ~(PAGE - 1UL);
 	copy.src = (unsigned long)page;
 	copy.len = PAGE;
-	t0 = cg_now_ms();
+	t0 = cgrp_now_ms();
 	ASSERT_EQ(0, ioctl(self->uffd, UFFDIO_COPY, &copy))
 	{
 		TH_LOG("UFFDIO_COPY: %s", strerror(errno));
@@ -676,8 +676,8 @@ TEST_F_TIMEOUT(seed, oom_victim_blocked_on_lock, TEST_TIMEOUT)
 	ASSERT_EQ(0, stall_watch(&sw, &res));
 	b_killed = self->b_reaped && WIFSIGNALED(self->b_status) &&
 		   WTERMSIG(self->b_status) == SIGKILL;
-	ksft_print_msg(SEED_FMT, name, (cg_now_ms() - t0) / 1000.0, sh->written,
-		       sh->write_errno, b_killed, sh->b_wrote,
+	ksft_print_msg(SEED_FMT, name, (cgrp_now_ms() - t0) / 1000.0,
+		       sh->written, sh->write_errno, b_killed, sh->b_wrote,
 		       sh->b_grown >> 10, memcg_event(self->cg, "oom"),
 		       memcg_event(self->cg, "oom_kill"),
 		       memcg_event(self->cg, "max"), avail_kb);

@@ -67,7 +67,7 @@ int stall_reclaim_count(const char *cg, long long *val)
 {
 	if (!cg)
 		return global_reclaim_count(val);
-	return cg_read_key(cg, "memory.events", "max", val);
+	return cgrp_read_key(cg, "memory.events", "max", val);
 }
 
 long stall_scaled_ms(long ms)
@@ -80,7 +80,7 @@ long stall_scaled_ms(long ms)
 
 int stall_watch(const struct stall_watch *w, struct stall_result *res)
 {
-	long long start = cg_now_ms(), now, last_move, progress, p;
+	long long start = cgrp_now_ms(), now, last_move, progress, p;
 	long long reclaim0, reclaim_at_move, reclaim;
 	long stall_ms = stall_scaled_ms(w->stall_ms);
 	int ret;
@@ -93,7 +93,7 @@ int stall_watch(const struct stall_watch *w, struct stall_result *res)
 	progress = w->progress(w->arg);
 	last_move = start;
 	for (;;) {
-		now = cg_now_ms();
+		now = cgrp_now_ms();
 		res->elapsed_ms = now - start;
 		if (w->done(w->arg)) {
 			res->verdict = STALL_DONE;
@@ -123,7 +123,7 @@ int stall_watch(const struct stall_watch *w, struct stall_result *res)
 			res->limit_ms = w->stall_ms;
 			break;
 		}
-		cg_sleep_ms(STALL_POLL_MS);
+		cgrp_sleep_ms(STALL_POLL_MS);
 	}
 	return 0;
 }
@@ -150,9 +150,9 @@ static void log_group(const char *cg)
 {
 	static char buf[8192];
 
-	if (cg_read(cg, "memory.events", buf, sizeof(buf)) >= 0)
+	if (cgrp_read(cg, "memory.events", buf, sizeof(buf)) >= 0)
 		log_lines("memory.events: ", buf, 16);
-	if (cg_read(cg, "memory.stat", buf, sizeof(buf)) >= 0)
+	if (cgrp_read(cg, "memory.stat", buf, sizeof(buf)) >= 0)
 		log_lines("memory.stat: ", buf, 64);
 }
 
@@ -192,7 +192,7 @@ static void log_tasks(const char *cg, const pid_t *pids, int nr_pids)
 		all[n++] = pids[i];
 	if (cg) {
 		pid_t in[STALL_MAX_TASKS];
-		int m = cg_pids(cg, in, STALL_MAX_TASKS);
+		int m = cgrp_pids(cg, in, STALL_MAX_TASKS);
 
 		for (i = 0; i < m && n < STALL_MAX_TASKS; i++) {
 			for (j = 0; j < n && all[j] != in[i]; j++)
@@ -325,7 +325,7 @@ static void log_vmscan_trace(void)
 	}
 	trace_path(path, sizeof(path), "tracing_on");
 	write_file(path, "1");
-	cg_sleep_ms(TRACE_SAMPLE_MS);
+	cgrp_sleep_ms(TRACE_SAMPLE_MS);
 	write_file(path, "0");
 
 	buf = malloc(TRACE_READ_MAX);
@@ -399,9 +399,9 @@ void stall_report(const struct stall_watch *w, const struct stall_result *res,
 		  res->reclaim_while_idle, res->reclaim_total, res->elapsed_ms);
 	stall_evidence(w->cg, w->pids, w->nr_pids);
 	if (w->cg) {
-		ret = cg_kill(w->cg);
+		ret = cgrp_kill(w->cg);
 		if (!ret)
-			ret = cg_wait_empty(w->cg, KILL_TIMEOUT_MS);
+			ret = cgrp_wait_empty(w->cg, KILL_TIMEOUT_MS);
 		stall_log("stall: cgroup.kill: %s",
 			  ret ? strerror(-ret) : "group emptied");
 		return;
