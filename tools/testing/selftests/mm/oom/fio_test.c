@@ -46,9 +46,13 @@
 #include <linux/fs.h>
 #include <poll.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 
 #include "fio_xfs.h"
 #include "kselftest_harness.h"
