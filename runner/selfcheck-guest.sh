@@ -13,6 +13,7 @@ set -u
 case_name=${2:-}
 lkdtm=/sys/kernel/debug/provoke-crash/DIRECT
 detect=/sys/kernel/debug/toosmall_detect
+knob=/sys/kernel/debug/failslab/verbose
 
 echo "TAP version 13"
 echo "1..1"
@@ -59,6 +60,22 @@ detect.failnth_leaky)
 	# value_leaky loses when its second kmalloc() fails.
 	module
 	exec ./silent_failure_test -r module_value.leaky.stored_or_enomem
+	;;
+detect.knobs_left)
+	# Changes failslab's verbose level and passes, as a test killed by
+	# SIGKILL would leave it.
+	read -r was 2>/dev/null <"$knob" || fail "no $knob: needs CONFIG_FAILSLAB and debugfs"
+	echo "$was" >/tmp/knob.before || fail "cannot save $knob in /tmp"
+	echo "# $knob: $was, now $((was == 1 ? 0 : 1))"
+	echo $((was == 1 ? 0 : 1)) >"$knob" || fail "cannot write $knob"
+	;;
+detect.knobs_back)
+	read -r was 2>/dev/null </tmp/knob.before ||
+		fail "no /tmp/knob.before: detect.knobs_left did not run in this boot"
+	read -r now <"$knob" || fail "cannot read $knob"
+	[ "$now" = "$was" ] ||
+		fail "$knob is $now after detect.knobs_left, was $was: not put back"
+	echo "# $knob: $now, as before detect.knobs_left"
 	;;
 detect.lkdtm_warning) provoke WARNING ;;
 detect.lkdtm_bug) provoke BUG ;;

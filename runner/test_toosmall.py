@@ -274,6 +274,25 @@ class Attribution(unittest.TestCase):
 		self.assertEqual('fail', run['tests'][0]['status'])
 		self.assertIn('root filesystem stopped answering', run['tests'][0]['reason'])
 
+	def test_knobs_left_changed_fail_a_pass_and_stay_on_a_hang(self):
+		run = self.lines('TOOSMALL:BEGIN a.one timeout=10', 'ok 1 one',
+				 'TOOSMALL:KNOBS a.one failslab/verbose:2->0 fail_page_alloc/min-order:1->0',
+				 'TOOSMALL:END a.one rc=0 secs=1.0',
+				 'TOOSMALL:BEGIN a.two timeout=10', '#  RUN  two ...',
+				 'TOOSMALL:KNOBS a.two failslab/probability:0->100',
+				 'TOOSMALL:END a.two rc=124 secs=10.0',
+				 'TOOSMALL:BEGIN a.three timeout=10', 'ok 1 three',
+				 'TOOSMALL:END a.three rc=0 secs=1.0')
+		one, two, three = run['tests']
+		self.assertEqual('fail', one['status'])
+		self.assertEqual('left the fault-injection knobs changed: failslab/verbose:2->0 '
+				 'fail_page_alloc/min-order:1->0', one['reason'])
+		self.assertEqual(['failslab/verbose:2->0', 'fail_page_alloc/min-order:1->0'],
+				 one['knobs_left'])
+		self.assertEqual('hang', two['status'])
+		self.assertEqual(['failslab/probability:0->100'], two['knobs_left'])
+		self.assertEqual(('pass', None), (three['status'], three.get('knobs_left')))
+
 	def test_guest_timeout_is_a_hang(self):
 		run = self.lines('TOOSMALL:BEGIN a.one timeout=10', '#  RUN  one ...',
 				 'TOOSMALL:END a.one rc=124')
@@ -1016,6 +1035,35 @@ class JUnit(unittest.TestCase):
 			toosmall.apply_known(run, known_of('x.*\tfail|crash\tF2\tother\t/wrote fds|addr 0x40e/ a finding\n'))
 			case = self.check(run)[0]
 			self.assertTrue(case.find('skipped').get('message').startswith('XFAIL F2: a finding'))
+
+
+class SelfCheck(unittest.TestCase):
+	"""A self-check case's verdict, splat and, with no splat, reason."""
+
+	CASE = {'name': 'detect.knobs_left', 'timeout': 20, 'status': 'fail', 'splat': '-',
+		'title': r'^left the fault-injection knobs changed: failslab/verbose:\d->\d$'}
+
+	def verdict(self, status, reason, splats=()):
+		return {'status': status, 'reason': reason, 'splats': list(splats),
+			'duration_s': 1.0}
+
+	def test_reason_must_match_when_no_splat(self):
+		case = self.CASE
+		ok = self.verdict('fail', 'left the fault-injection knobs changed: failslab/verbose:2->1')
+		self.assertIsNone(toosmall.selfcheck_case(case, ok, 10))
+		# Failing for another reason is not the detector's work.
+		other = self.verdict('fail', 'no result line (exit code 1)')
+		self.assertIn('does not match', toosmall.selfcheck_case(case, other, 10))
+		self.assertIn('status pass', toosmall.selfcheck_case(case, self.verdict('pass', ''), 10))
+		splat = self.verdict('fail', ok['reason'], [{'kind': 'warning', 'title': 'WARNING: x'}])
+		self.assertIn('unexpected splat', toosmall.selfcheck_case(case, splat, 10))
+		self.assertIsNone(toosmall.selfcheck_case(dict(case, title='-'), other, 10))
+
+	def test_tsv_parses_and_every_title_compiles(self):
+		for profile in ('default', 'debug'):
+			for case in toosmall.load_selfcheck(os.path.join(HERE, 'selfcheck.tsv'), profile):
+				if case['title'] != '-':
+					re.compile(case['title'])
 
 
 class RunProblems(unittest.TestCase):

@@ -141,7 +141,7 @@ OOM_ASK = re.compile(PRINTK + r'(\S+) invoked oom-killer: gfp_mask=\S+, order=(\
 OOM_ZONE = re.compile(PRINTK + r'(\w+) free:(\d+)kB boost:(\d+)kB min:(\d+)kB')
 OOM_VICTIM = re.compile(PRINTK + r'(?:Memory cgroup out|Out) of memory: Killed process (\d+) \((.*?)\)')
 
-MARKER = re.compile(r'TOOSMALL:(BEGIN|END|READY|DONE|ERROR|STUCK|ROOTLOST|TRACE_END|TRACE)\b ?(.*)')
+MARKER = re.compile(r'TOOSMALL:(BEGIN|END|READY|DONE|ERROR|STUCK|ROOTLOST|KNOBS|TRACE_END|TRACE)\b ?(.*)')
 RESULT = re.compile(r'^(not ok|ok) (\d+) (\S+)(?:\s+#\s*(SKIP|XFAIL|TODO|TIMEOUT|ERROR)\b\s*(.*))?$')
 METRICS = re.compile(r'^# (\w+) ([\w.-]+): (.*)$')
 KV = re.compile(r'(\w+)=(-?\d+(?:\.\d+)?)')
@@ -649,6 +649,10 @@ def parse_log(lines):
 				t.setdefault('evidence', [])
 			elif what == 'ROOTLOST' and rest and rest[0] in by_name:
 				by_name[rest[0]]['_rootlost'] = True
+			elif what == 'KNOBS' and rest and rest[0] in by_name:
+				# The fault-injection knobs it left changed, which
+				# the guest then put back (guest-init.sh).
+				by_name[rest[0]]['knobs_left'] = rest[1:]
 			elif what == 'DONE' and boots:
 				boots[-1]['done'] = True
 			elif what == 'READY':
@@ -1020,6 +1024,11 @@ def judge(t):
 		# guest-init found the root gone after it: the boot ended.
 		lost = 'the guest\'s root filesystem stopped answering during it (F14 on a 9p root); the boot ended'
 		t['reason'] = lost if t['status'] != 'fail' else '%s; %s' % (t['reason'], lost)
+		t['status'] = 'fail'
+	if t.get('knobs_left') and t['status'] in ('pass', 'skip', 'fail'):
+		# Every later test of the boot would have run with them.
+		extra = 'left the fault-injection knobs changed: %s' % ' '.join(t['knobs_left'])
+		t['reason'] = extra if t['status'] != 'fail' else '%s; %s' % (t['reason'], extra)
 		t['status'] = 'fail'
 	if t['splats'] and t['status'] in ('pass', 'skip', 'fail'):
 		kinds = ', '.join(sorted({s['kind'] for s in t['splats']}))
@@ -2014,6 +2023,8 @@ def selfcheck_case(case, t, margin):
 	if case['splat'] == '-':
 		if t['splats']:
 			return 'unexpected splat %s: %s' % (t['splats'][0]['kind'], t['splats'][0]['title'])
+		if case['title'] != '-' and not re.search(case['title'], t['reason'] or ''):
+			return 'reason %r does not match %r' % (t['reason'], case['title'])
 	elif not kinds:
 		return 'no %s splat attributed (has: %s)' % (
 			case['splat'], ', '.join(s['kind'] for s in t['splats']) or 'none')
