@@ -638,8 +638,11 @@ check_uml_isolation()
 check_uml_knobs()
 {
 	local out="$SCRATCH/knobs" got
-	local name="uml: a sweep killed by SIGTERM puts the fault-injection knobs back"
+	local name how got
 
+	# Twice: SIGTERM to the sweep's body, whose own guard restores; then
+	# SIGKILL to the test's process group, as the harness's timeout does,
+	# after which the harness's main process restores when it ends.
 	# shellcheck disable=SC2016 # the script expands in the guest
 	run_bounded 300 ./run.sh --output "$out" --exec '
 		k="failslab/ignore-gfp-wait fail_page_alloc/ignore-gfp-wait"
@@ -651,29 +654,44 @@ check_uml_knobs()
 					[ "$pp" = "$1" ] && echo "$p"
 			done
 		}
-		before=$(knobs)
-		./tests/failnth_work_test -r work.tar_extract.both >/dev/null 2>&1 &
-		pid=$!
-		for _ in $(seq 1 200); do
-			[ "$(knobs)" != "$before" ] && break
-			sleep 0.1
-		done
-		during=$(knobs)
-		body=$(kids "$(kids $pid)")
-		kill -TERM $body
-		timeout 60 tail --pid=$pid -f /dev/null
-		echo "KNOBS before=[$before] during=[$during] after=[$(knobs)] body=[$body]"
-		kill -KILL $pid 2>/dev/null' >"$out.log" 2>&1
-	got=$(tr -d '\r' <"$out.log" | sed -n 's/.*KNOBS //p')
-	if [[ $got =~ ^before=\[(.+)\]\ during=\[(.+)\]\ after=\[(.+)\]\ body=\[[0-9]+\]$ ]] &&
-		[ "${BASH_REMATCH[1]}" != "${BASH_REMATCH[2]}" ] &&
-		[ "${BASH_REMATCH[1]}" = "${BASH_REMATCH[3]}" ]; then
-		ok "$name ($got)"
-	else
-		not_ok "$name" \
-			"${got:-no KNOBS line} (want before = after, armed during, one body)" \
-			"$(tail -n 5 "$out.log")"
-	fi
+		for how in TERM KILL; do
+			before=$(knobs)
+			./tests/failnth_work_test -r work.tar_extract.both >/dev/null 2>&1 &
+			pid=$!
+			for _ in $(seq 1 200); do
+				[ "$(knobs)" != "$before" ] && break
+				sleep 0.1
+			done
+			during=$(knobs)
+			test=$(kids $pid)
+			body=$(kids "$test")
+			if [ $how = TERM ]; then
+				kill -TERM $body
+			else
+				kill -KILL -- -$test
+			fi
+			timeout 60 tail --pid=$pid -f /dev/null
+			echo "KNOBS $how before=[$before] during=[$during] after=[$(knobs)] body=[$body]"
+			kill -KILL $pid 2>/dev/null
+			wait
+		done' >"$out.log" 2>&1
+	for how in TERM KILL; do
+		if [ $how = TERM ]; then
+			name="uml: a sweep killed by SIGTERM puts the fault-injection knobs back"
+		else
+			name="uml: after a test killed by SIGKILL the harness puts the knobs back"
+		fi
+		got=$(tr -d '\r' <"$out.log" | sed -n "s/.*KNOBS $how //p")
+		if [[ $got =~ ^before=\[(.+)\]\ during=\[(.+)\]\ after=\[(.+)\]\ body=\[[0-9]+\]$ ]] &&
+			[ "${BASH_REMATCH[1]}" != "${BASH_REMATCH[2]}" ] &&
+			[ "${BASH_REMATCH[1]}" = "${BASH_REMATCH[3]}" ]; then
+			ok "$name ($got)"
+		else
+			not_ok "$name" \
+				"${got:-no KNOBS line} (want before = after, armed during, one body)" \
+				"$(tail -n 5 "$out.log")"
+		fi
+	done
 }
 
 # A second run with nothing changed must not run make at all.

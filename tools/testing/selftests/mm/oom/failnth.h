@@ -259,6 +259,18 @@ static const char *const failnth_knob_path[] = {
 #define FAILNTH_KNOBS ARRAY_SIZE(failnth_knob_path)
 
 /*
+ * The harness's main process, which forks each test, keeps these knobs
+ * (knobs_keep()): a test killed by SIGKILL in a sweep (the harness's own
+ * timeout kills the test's process group so) leaves them set, and the main
+ * process puts them back when it ends, so that the programs run after it
+ * do not inherit them. Where they cannot be read, it keeps none.
+ */
+static void __attribute__((constructor)) failnth_knobs_keep(void)
+{
+	knobs_keep(failnth_knob_path, FAILNTH_KNOBS);
+}
+
+/*
  * Opens every small allocation of @mode's allocators to injection, with
  * knob_set(), which saves the old values for knobs_restore(); @verbose is
  * the level of the fault reports (2 prints a stack per injected fault). On

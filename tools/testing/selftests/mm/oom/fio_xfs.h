@@ -178,6 +178,36 @@ static int fx_cg_create(const char *path, long long max)
 /* ------------------------------------------------- fault injection ---- */
 
 /*
+ * The knobs fx_knobs_arm() sets, which the harness's main process keeps
+ * (knobs_keep()) and puts back when it ends: a test killed by SIGKILL (the
+ * harness's timeout kills the test's process group so) cannot.
+ */
+static void __attribute__((constructor)) fx_knobs_keep(void)
+{
+	static const char *const knob[] = {
+		FIO_DEBUGFS "/failslab/probability",
+		FIO_DEBUGFS "/failslab/task-filter",
+		FIO_DEBUGFS "/failslab/ignore-gfp-wait",
+		FIO_DEBUGFS "/failslab/times",
+		FIO_DEBUGFS "/failslab/space",
+		FIO_DEBUGFS "/failslab/verbose",
+		FIO_DEBUGFS "/failslab/interval",
+		FIO_DEBUGFS "/failslab/cache-filter",
+		FIO_DEBUGFS "/fail_page_alloc/probability",
+		FIO_DEBUGFS "/fail_page_alloc/task-filter",
+		FIO_DEBUGFS "/fail_page_alloc/ignore-gfp-wait",
+		FIO_DEBUGFS "/fail_page_alloc/times",
+		FIO_DEBUGFS "/fail_page_alloc/space",
+		FIO_DEBUGFS "/fail_page_alloc/verbose",
+		FIO_DEBUGFS "/fail_page_alloc/interval",
+		FIO_DEBUGFS "/fail_page_alloc/ignore-gfp-highmem",
+		FIO_DEBUGFS "/fail_page_alloc/min-order",
+	};
+
+	knobs_keep(knob, FX_ARRAY_SIZE(knob));
+}
+
+/*
  * Failslab and fail_page_alloc fail one in @interval of the allocations of
  * the tasks marked with make-it-fail, sleeping and highmem ones included,
  * any order, silently, or with a stack per fault under FAILNTH_SITES=1

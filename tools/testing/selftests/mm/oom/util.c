@@ -185,7 +185,8 @@ static int knobs_guard(void)
 	return 0;
 }
 
-int knob_set(const char *path, const char *val)
+/* Saves what the knob at @path holds for knobs_restore(): 0 or -errno. */
+static int knob_save(const char *path)
 {
 	int i, err;
 	ssize_t len;
@@ -212,7 +213,27 @@ int knob_set(const char *path, const char *val)
 	memcpy(knobs.path[i], path, strlen(path) + 1);
 	knobs.owner = getpid();
 	knobs.nr = i + 1;
-	return write_file(path, val);
+	return 0;
+}
+
+int knob_set(const char *path, const char *val)
+{
+	int err = knob_save(path);
+
+	return err ? err : write_file(path, val);
+}
+
+int knobs_keep(const char *const paths[], size_t n)
+{
+	int err = 0, ret;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		ret = knob_save(paths[i]);
+		if (ret && !err)
+			err = ret;
+	}
+	return err;
 }
 
 int mkfs_xfs(const char *dev)

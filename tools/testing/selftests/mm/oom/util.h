@@ -56,6 +56,16 @@ int knob_set(const char *path, const char *val);
  */
 int knobs_restore(void);
 
+/*
+ * Saves the knobs at @paths as they are, for knobs_restore(), which exit and
+ * the fatal signals then call, as after knob_set(). A process that runs
+ * tests in its children keeps the knobs they set so: a child killed by
+ * SIGKILL cannot put them back (the kselftest harness's per-test timeout
+ * kills so), its parent does when it ends. Saves those it can read; 0 or
+ * the first -errno.
+ */
+int knobs_keep(const char *const paths[], size_t n);
+
 /* How many knobs are changed and not yet put back. */
 int knobs_changed(void);
 
