@@ -198,15 +198,20 @@ reap_leftovers()
 	return 1
 }
 
-# The fault-injection knobs as the boot set them. A test that changes one
-# puts it back itself (util.c's knob_set() and knobs_restore()), but not
-# when it dies by SIGKILL: the harness's own per-test timeout kills the test's
-# process group so. Every later test of this boot would then run with them
-# changed, fio's fault rates and fail-nth's modes with them. times and space
-# are left out: counters that the kernel's faults decrement.
+# The knobs that decide whether an allocation fails, as the boot set them:
+# the fault-injection ones and the vm sysctls of overcommit, watermarks,
+# swap and the OOM killer. A test that changes one puts it back itself
+# (util.c's knob_set() and knobs_restore(), on exit and on the fatal
+# signals; knobs_keep() in the harness's main process), but a test killed
+# by SIGKILL cannot, and the harness's own per-test timeout kills so. Every
+# later test of this boot would run with them changed. The fault counters
+# times and space, which the faults decrement, are left out.
 knob_paths=()
 knob_vals=()
-for f in /sys/kernel/debug/failslab/* /sys/kernel/debug/fail_page_alloc/*; do
+for f in /sys/kernel/debug/failslab/* /sys/kernel/debug/fail_page_alloc/* \
+	/proc/sys/vm/{overcommit_memory,overcommit_ratio,overcommit_kbytes} \
+	/proc/sys/vm/{min_free_kbytes,watermark_scale_factor,swappiness} \
+	/proc/sys/vm/{panic_on_oom,oom_kill_allocating_task}; do
 	case "${f##*/}" in times | space) continue ;; esac
 	[[ -f $f && -w $f ]] || continue
 	read -r -u 3 v 2>/dev/null 3<"$f" || continue
@@ -215,17 +220,19 @@ for f in /sys/kernel/debug/failslab/* /sys/kernel/debug/fail_page_alloc/*; do
 done
 
 # knobs_check NAME: name the knobs the test NAME left changed, as
-# dir/knob:boot->now, and put them back (":not restored" when that fails).
-# Builtins, no fork; on fd 3, which is twice as fast as on stdin, which bash
-# saves and restores around each read: 15 ms for the 27 knobs in UML.
+# knob:boot->now (the path past /sys/kernel/debug/ or /proc/sys/), and put
+# them back (":not restored" when that fails). Builtins, no fork; on fd 3,
+# which is twice as fast as on stdin, which bash saves and restores around
+# each read: 15 ms for the 27 fault-injection knobs in UML.
 knobs_check()
 {
-	local i v changed=
+	local i v knob changed=
 
 	for i in "${!knob_paths[@]}"; do
 		read -r -u 3 v 2>/dev/null 3<"${knob_paths[i]}" || v='?'
 		[ "$v" != "${knob_vals[i]}" ] || continue
-		changed+=" ${knob_paths[i]#/sys/kernel/debug/}:${knob_vals[i]}->$v"
+		knob=${knob_paths[i]#/sys/kernel/debug/}
+		changed+=" ${knob#/proc/sys/}:${knob_vals[i]}->$v"
 		echo "${knob_vals[i]}" 2>/dev/null >"${knob_paths[i]}" ||
 			changed+=":not restored"
 	done

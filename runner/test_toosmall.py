@@ -279,18 +279,19 @@ class Attribution(unittest.TestCase):
 				 'TOOSMALL:KNOBS a.one failslab/verbose:2->0 fail_page_alloc/min-order:1->0',
 				 'TOOSMALL:END a.one rc=0 secs=1.0',
 				 'TOOSMALL:BEGIN a.two timeout=10', '#  RUN  two ...',
-				 'TOOSMALL:KNOBS a.two failslab/probability:0->100',
+				 'TOOSMALL:KNOBS a.two failslab/probability:0->100 vm/overcommit_memory:0->1',
 				 'TOOSMALL:END a.two rc=124 secs=10.0',
 				 'TOOSMALL:BEGIN a.three timeout=10', 'ok 1 three',
 				 'TOOSMALL:END a.three rc=0 secs=1.0')
 		one, two, three = run['tests']
 		self.assertEqual('fail', one['status'])
-		self.assertEqual('left the fault-injection knobs changed: failslab/verbose:2->0 '
+		self.assertEqual('left knobs changed: failslab/verbose:2->0 '
 				 'fail_page_alloc/min-order:1->0', one['reason'])
 		self.assertEqual(['failslab/verbose:2->0', 'fail_page_alloc/min-order:1->0'],
 				 one['knobs_left'])
 		self.assertEqual('hang', two['status'])
-		self.assertEqual(['failslab/probability:0->100'], two['knobs_left'])
+		self.assertEqual(['failslab/probability:0->100', 'vm/overcommit_memory:0->1'],
+				 two['knobs_left'])
 		self.assertEqual(('pass', None), (three['status'], three.get('knobs_left')))
 
 	def test_guest_timeout_is_a_hang(self):
@@ -1041,7 +1042,7 @@ class SelfCheck(unittest.TestCase):
 	"""A self-check case's verdict, splat and, with no splat, reason."""
 
 	CASE = {'name': 'detect.knobs_left', 'timeout': 20, 'status': 'fail', 'splat': '-',
-		'title': r'^left the fault-injection knobs changed: failslab/verbose:\d->\d$'}
+		'title': r'^left knobs changed: failslab/verbose:\d->\d$'}
 
 	def verdict(self, status, reason, splats=()):
 		return {'status': status, 'reason': reason, 'splats': list(splats),
@@ -1049,7 +1050,7 @@ class SelfCheck(unittest.TestCase):
 
 	def test_reason_must_match_when_no_splat(self):
 		case = self.CASE
-		ok = self.verdict('fail', 'left the fault-injection knobs changed: failslab/verbose:2->1')
+		ok = self.verdict('fail', 'left knobs changed: failslab/verbose:2->1')
 		self.assertIsNone(toosmall.selfcheck_case(case, ok, 10))
 		# Failing for another reason is not the detector's work.
 		other = self.verdict('fail', 'no result line (exit code 1)')

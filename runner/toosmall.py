@@ -650,8 +650,8 @@ def parse_log(lines):
 			elif what == 'ROOTLOST' and rest and rest[0] in by_name:
 				by_name[rest[0]]['_rootlost'] = True
 			elif what == 'KNOBS' and rest and rest[0] in by_name:
-				# The fault-injection knobs it left changed, which
-				# the guest then put back (guest-init.sh).
+				# The knobs (fault injection, vm sysctls) it left
+				# changed, which the guest then put back.
 				by_name[rest[0]]['knobs_left'] = rest[1:]
 			elif what == 'DONE' and boots:
 				boots[-1]['done'] = True
@@ -1027,7 +1027,7 @@ def judge(t):
 		t['status'] = 'fail'
 	if t.get('knobs_left') and t['status'] in ('pass', 'skip', 'fail'):
 		# Every later test of the boot would have run with them.
-		extra = 'left the fault-injection knobs changed: %s' % ' '.join(t['knobs_left'])
+		extra = 'left knobs changed: %s' % ' '.join(t['knobs_left'])
 		t['reason'] = extra if t['status'] != 'fail' else '%s; %s' % (t['reason'], extra)
 		t['status'] = 'fail'
 	if t['splats'] and t['status'] in ('pass', 'skip', 'fail'):

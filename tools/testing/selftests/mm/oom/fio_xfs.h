@@ -178,9 +178,10 @@ static int fx_cg_create(const char *path, long long max)
 /* ------------------------------------------------- fault injection ---- */
 
 /*
- * The knobs fx_knobs_arm() sets, which the harness's main process keeps
- * (knobs_keep()) and puts back when it ends: a test killed by SIGKILL (the
- * harness's timeout kills the test's process group so) cannot.
+ * The knobs fx_knobs_arm() sets, and the overcommit mode that the fixture
+ * sets for fio, which the harness's main process keeps (knobs_keep()) and
+ * puts back when it ends: a test killed by SIGKILL (the harness's timeout
+ * kills the test's process group so) cannot.
  */
 static void __attribute__((constructor)) fx_knobs_keep(void)
 {
@@ -202,6 +203,7 @@ static void __attribute__((constructor)) fx_knobs_keep(void)
 		FIO_DEBUGFS "/fail_page_alloc/interval",
 		FIO_DEBUGFS "/fail_page_alloc/ignore-gfp-highmem",
 		FIO_DEBUGFS "/fail_page_alloc/min-order",
+		"/proc/sys/vm/overcommit_memory",
 	};
 
 	knobs_keep(knob, FX_ARRAY_SIZE(knob));
