@@ -23,7 +23,12 @@
  * mem_cgroup_oom() declines, pagefault_out_of_memory() returns), for as
  * long as the group stays full. That is by design, not a stall to report;
  * what must hold is that the task stays killable: gone within KILL_MS of
- * a SIGKILL.
+ * a SIGKILL. Any worker that is not mlocked can meet it after its action
+ * has its outcome: a page of its own code, charged to the group when it
+ * first ran and reclaimed while the group filled, is faulted back on the
+ * way out and cannot be charged (seen once in a full run: tmpfs_create,
+ * ENOSPC after 9116 steps, then 3661 major faults and memory.events max
+ * +66404 in 8 s). Its outcome is judged as usual, after the kill.
  *
  * Every test runs under the stall detector (stall.h): no progress for
  * STALL_MS while memory.events "max" climbs prints "# stall: ..." with the
@@ -651,7 +656,7 @@ static long kill_worker(FIXTURE_DATA(charge) * self, long ms)
 
 /* A faulting worker with nothing to kill, ended by SIGKILL: the figure. */
 #define KILLED_FMT \
-	"memcg %s.%s.killed: ms=%ld bound=%d (a fault retried, nothing to kill)\n"
+	"memcg %s.%s.killed: ms=%ld bound=%d (a fault retried%s, nothing to kill)\n"
 
 /*
  * Runs the variant's action in the regime, under the stall detector, and
@@ -675,6 +680,7 @@ static void run_regime(struct __test_metadata *_metadata,
 	struct shared *sh = self->w.sh;
 	long long oom_kill, oom, max, peak = 0;
 	struct stall_result res;
+	bool killed = false;
 	long killed_ms;
 	char hist[32] = "";
 	int status;
@@ -698,17 +704,21 @@ static void run_regime(struct __test_metadata *_metadata,
 		       oom_kill, max, peak >> 10, hist);
 	fflush(stdout);
 
-	if (stall_is_stall(&res) && act->faults && regime != &killable &&
-	    res.verdict == STALL_SPINNING) {
+	if (stall_is_stall(&res) && (act->faults || sh->finished) &&
+	    regime != &killable && res.verdict == STALL_SPINNING) {
 		/* A fault retrying with nothing to kill: see the top. */
 		killed_ms = kill_worker(self, KILL_MS);
 		if (killed_ms >= 0) {
 			ksft_print_msg(KILLED_FMT, act->name, regime->name,
-				       killed_ms, KILL_MS);
-			return;
+				       killed_ms, KILL_MS,
+				       sh->finished ? " after the action" : "");
+			/* Finished: its outcome is judged below. */
+			if (!sh->finished)
+				return;
+			killed = true;
 		}
 	}
-	if (stall_is_stall(&res)) {
+	if (stall_is_stall(&res) && !killed) {
 		stall_report(&sw, &res, act->name);
 		ASSERT_FALSE(stall_is_stall(&res))
 		{
@@ -770,7 +780,8 @@ static void run_regime(struct __test_metadata *_metadata,
 		}
 		return;
 	}
-	ASSERT_TRUE(WIFEXITED(self->status) && !WEXITSTATUS(self->status))
+	ASSERT_TRUE(killed ||
+		    (WIFEXITED(self->status) && !WEXITSTATUS(self->status)))
 	{
 		TH_LOG("worker status 0x%x", self->status);
 	}
