@@ -606,6 +606,28 @@ class Reporters(unittest.TestCase):
 		self.assertIn('1 xfail', line)
 		self.assertIn('# XFAIL F1', toosmall.ktap(run))
 
+	def test_known_issue_does_not_excuse_knobs_left_changed(self):
+		body = ['TOOSMALL-HOST: plan x.a other 5', 'TOOSMALL:BEGIN x.a timeout=5',
+			'# x.c:1:a:Expected 0 (0) == ret (-5)', 'not ok 1 a']
+		known = known_of('x.*\tfail\tF1\tany\t/Expected/ a finding\n')
+		run = toosmall.parse_log(body + ['TOOSMALL:END x.a rc=1', 'TOOSMALL:DONE'])
+		toosmall.apply_known(run, known)
+		self.assertIn('xfail', run['tests'][0])
+		run = toosmall.parse_log(body + ['TOOSMALL:KNOBS x.a failslab/verbose:2->0',
+						 'TOOSMALL:END x.a rc=1', 'TOOSMALL:DONE'])
+		toosmall.apply_known(run, known)
+		t = run['tests'][0]
+		self.assertNotIn('xfail', t)
+		self.assertIn('left knobs changed: failslab/verbose:2->0', t['reason'])
+		self.assertEqual(1, toosmall.totals_line(run)[1])
+		# With no failing point the reason is the record: the same.
+		run = toosmall.parse_log(['TOOSMALL-HOST: plan x.a other 5',
+					  'TOOSMALL:BEGIN x.a timeout=5',
+					  'TOOSMALL:KNOBS x.a failslab/verbose:2->0',
+					  'TOOSMALL:END x.a rc=1', 'TOOSMALL:DONE'])
+		toosmall.apply_known(run, known_of('x.*\tfail\tF1\tany\t/exit code 1/ a finding\n'))
+		self.assertNotIn('xfail', run['tests'][0])
+
 	def test_known_issue_with_other_status_still_fails(self):
 		run = toosmall.parse_log(['TOOSMALL-HOST: plan x.a other 5',
 					  'TOOSMALL:BEGIN x.a timeout=5',

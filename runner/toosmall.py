@@ -1387,7 +1387,12 @@ def failure_records(t):
 		  if part.strip()]
 	# The reason is the first point's words (or the verdict's, when the
 	# test printed none) and the splats': the others are records already.
-	return (points or [t['reason']]) + [sp['title'] for sp in t['splats']]
+	records = (points or [t['reason']]) + [sp['title'] for sp in t['splats']]
+	if t.get('knobs_left') and t['status'] not in ('hang', 'crash'):
+		# What the test left behind is a record of its own (judge()),
+		# unless the kill that ended a hang or crash left it.
+		records.append('left knobs changed: ' + ' '.join(t['knobs_left']))
+	return records
 
 
 def apply_known(run, known, any_kernel=False):
