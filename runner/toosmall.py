@@ -1027,7 +1027,7 @@ def judge(t):
 		t['status'] = 'fail'
 	if t.get('knobs_left') and t['status'] in ('pass', 'skip', 'fail'):
 		# Every later test of the boot would have run with them.
-		extra = 'left knobs changed: %s' % ' '.join(t['knobs_left'])
+		extra = knobs_left_record(t)
 		t['reason'] = extra if t['status'] != 'fail' else '%s; %s' % (t['reason'], extra)
 		t['status'] = 'fail'
 	if t['splats'] and t['status'] in ('pass', 'skip', 'fail'):
@@ -1036,6 +1036,11 @@ def judge(t):
 		extra = 'kernel splat (%s): %s' % (kinds, first)
 		t['reason'] = extra if t['status'] != 'fail' else '%s; %s' % (t['reason'], extra)
 		t['status'] = 'fail'
+
+
+def knobs_left_record(t):
+	"""The failure record of the knobs test @t left changed."""
+	return 'left knobs changed: ' + ' '.join(t['knobs_left'])
 
 
 # The harness's "__FILE__:__LINE__:name:" prefix (kselftest_harness.h
@@ -1391,7 +1396,7 @@ def failure_records(t):
 	if t.get('knobs_left') and t['status'] not in ('hang', 'crash'):
 		# What the test left behind is a record of its own (judge()),
 		# unless the kill that ended a hang or crash left it.
-		records.append('left knobs changed: ' + ' '.join(t['knobs_left']))
+		records.append(knobs_left_record(t))
 	return records
 
 

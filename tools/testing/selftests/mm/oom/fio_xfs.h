@@ -177,6 +177,28 @@ static int fx_cg_create(const char *path, long long max)
 
 /* ------------------------------------------------- fault injection ---- */
 
+/* The knobs fx_knobs_arm() sets: these in each of its dirs, ... */
+static const char *const fx_fault_dir[] = { "failslab", "fail_page_alloc" };
+
+static const char *const fx_fault_knob[] = {
+	"probability", "task-filter", "ignore-gfp-wait", "times",
+	"space",       "verbose",     "interval",
+};
+
+/* ... and three more. */
+static const char *const fx_fault_other[] = {
+	FIO_DEBUGFS "/fail_page_alloc/ignore-gfp-highmem",
+	FIO_DEBUGFS "/fail_page_alloc/min-order",
+	FIO_DEBUGFS "/failslab/cache-filter",
+};
+
+/* The path of knob @k of fx_fault_knob[] in dir @d of fx_fault_dir[]. */
+static void fx_fault_path(char *path, size_t size, size_t d, size_t k)
+{
+	snprintf(path, size, FIO_DEBUGFS "/%s/%s", fx_fault_dir[d],
+		 fx_fault_knob[k]);
+}
+
 /*
  * The knobs fx_knobs_arm() sets, and the overcommit mode that the fixture
  * sets for fio, which the harness's main process keeps (knobs_keep()) and
@@ -185,28 +207,19 @@ static int fx_cg_create(const char *path, long long max)
  */
 static void __attribute__((constructor)) fx_knobs_keep(void)
 {
-	static const char *const knob[] = {
-		FIO_DEBUGFS "/failslab/probability",
-		FIO_DEBUGFS "/failslab/task-filter",
-		FIO_DEBUGFS "/failslab/ignore-gfp-wait",
-		FIO_DEBUGFS "/failslab/times",
-		FIO_DEBUGFS "/failslab/space",
-		FIO_DEBUGFS "/failslab/verbose",
-		FIO_DEBUGFS "/failslab/interval",
-		FIO_DEBUGFS "/failslab/cache-filter",
-		FIO_DEBUGFS "/fail_page_alloc/probability",
-		FIO_DEBUGFS "/fail_page_alloc/task-filter",
-		FIO_DEBUGFS "/fail_page_alloc/ignore-gfp-wait",
-		FIO_DEBUGFS "/fail_page_alloc/times",
-		FIO_DEBUGFS "/fail_page_alloc/space",
-		FIO_DEBUGFS "/fail_page_alloc/verbose",
-		FIO_DEBUGFS "/fail_page_alloc/interval",
-		FIO_DEBUGFS "/fail_page_alloc/ignore-gfp-highmem",
-		FIO_DEBUGFS "/fail_page_alloc/min-order",
-		"/proc/sys/vm/overcommit_memory",
-	};
+	static const char *const overcommit = "/proc/sys/vm/overcommit_memory";
+	char buf[PATH_MAX];
+	const char *path = buf;
+	size_t d, k;
 
-	knobs_keep(knob, FX_ARRAY_SIZE(knob));
+	for (d = 0; d < FX_ARRAY_SIZE(fx_fault_dir); d++) {
+		for (k = 0; k < FX_ARRAY_SIZE(fx_fault_knob); k++) {
+			fx_fault_path(buf, sizeof(buf), d, k);
+			knobs_keep(&path, 1);
+		}
+	}
+	knobs_keep(fx_fault_other, FX_ARRAY_SIZE(fx_fault_other));
+	knobs_keep(&overcommit, 1);
 }
 
 /*
@@ -215,40 +228,39 @@ static void __attribute__((constructor)) fx_knobs_keep(void)
  * any order, silently, or with a stack per fault under FAILNTH_SITES=1
  * (run.sh --sites names the call sites from them): 0 or -errno. Each knob
  * is saved as it is set (knob_set()), for knobs_restore(); on error those
- * set are put back.
+ * set are put back. A dir's probability is 0 while its other knobs change
+ * and 100 once they have.
  */
 static int fx_knobs_arm(unsigned int interval)
 {
-	static const char *const dirs[] = { "failslab", "fail_page_alloc" };
-	const char *highmem = FIO_DEBUGFS "/fail_page_alloc/ignore-gfp-highmem";
 	const char *sites = getenv("FAILNTH_SITES");
 	const char *verbose = sites && !strcmp(sites, "1") ? "2" : "0";
 	char path[PATH_MAX], val[16];
+	const char *const set[FX_ARRAY_SIZE(fx_fault_knob)] = {
+		"0", "Y", "N", "-1", "0", verbose, val,
+	};
+	/* Highmem and every order injected; every cache, unmarked. */
+	const char *const other[FX_ARRAY_SIZE(fx_fault_other)] = {
+		"N",
+		"0",
+		"N",
+	};
 	int ret = 0;
-	size_t i;
+	size_t d, k;
 
 	snprintf(val, sizeof(val), "%u", interval);
-	for (i = 0; i < 2; i++) {
-		const char *const set[][2] = {
-			{ "probability", "0" },	    { "task-filter", "Y" },
-			{ "ignore-gfp-wait", "N" }, { "times", "-1" },
-			{ "space", "0" },	    { "verbose", verbose },
-			{ "interval", val },	    { "probability", "100" },
-		};
-		size_t j;
-
-		for (j = 0; j < FX_ARRAY_SIZE(set) && !ret; j++) {
-			snprintf(path, sizeof(path), FIO_DEBUGFS "/%s/%s",
-				 dirs[i], set[j][0]);
-			ret = knob_set(path, set[j][1]);
+	for (d = 0; d < FX_ARRAY_SIZE(fx_fault_dir) && !ret; d++) {
+		for (k = 0; k < FX_ARRAY_SIZE(fx_fault_knob) && !ret; k++) {
+			fx_fault_path(path, sizeof(path), d, k);
+			ret = knob_set(path, set[k]);
 		}
+		/* fx_fault_knob[0], probability: armed. */
+		fx_fault_path(path, sizeof(path), d, 0);
+		if (!ret)
+			ret = knob_set(path, "100");
 	}
-	if (!ret)
-		ret = knob_set(highmem, "N");
-	if (!ret)
-		ret = knob_set(FIO_DEBUGFS "/fail_page_alloc/min-order", "0");
-	if (!ret)
-		ret = knob_set(FIO_DEBUGFS "/failslab/cache-filter", "N");
+	for (k = 0; k < FX_ARRAY_SIZE(other) && !ret; k++)
+		ret = knob_set(fx_fault_other[k], other[k]);
 	if (ret)
 		knobs_restore();
 	return ret;
