@@ -642,7 +642,8 @@ check_uml_knobs()
 
 	# Twice: SIGTERM to the sweep's body, whose own guard restores; then
 	# SIGKILL to the test's process group, as the harness's timeout does,
-	# after which the harness's main process restores when it ends.
+	# after which the harness's main process restores when it ends. Then
+	# SIGTERM to a fio_test's main process.
 	# shellcheck disable=SC2016 # the script expands in the guest
 	run_bounded 300 ./run.sh --output "$out" --exec '
 		k="failslab/ignore-gfp-wait fail_page_alloc/ignore-gfp-wait"
@@ -674,7 +675,35 @@ check_uml_knobs()
 			echo "KNOBS $how before=[$before] during=[$during] after=[$(knobs)] body=[$body]"
 			kill -KILL $pid 2>/dev/null
 			wait
-		done' >"$out.log" 2>&1
+		done
+		grp() {
+			for s in /proc/[0-9]*/stat; do
+				{ read -r p c st _ g _ <"$s"; } 2>/dev/null &&
+					[ "$st" != Z ] &&
+					{ [ "$g" = "$1" ] || [ "$c" = "(fio)" ]; } &&
+					echo "$p"
+			done
+		}
+		./tests/fio_test -r xfs.randwrite_verify.memcg_above >/dev/null 2>&1 &
+		pid=$!
+		for _ in $(seq 1 300); do
+			pgrep -x fio >/dev/null && break
+			sleep 0.1
+		done
+		# Stopped, fio keeps the test waiting: it cannot end by itself.
+		pkill -STOP -x fio
+		test=$(kids $pid)
+		running=$(grp "$test" | wc -l)
+		kill -TERM $pid
+		timeout 60 tail --pid=$pid -f /dev/null
+		for _ in $(seq 1 50); do
+			[ -z "$(grp "$test")" ] && break
+			sleep 0.1
+		done
+		left=$(grp "$test" | tr "\n" " ")
+		echo "ORPHANS running=$running left=[${left% }]"
+		kill -KILL $left 2>/dev/null
+		wait' >"$out.log" 2>&1
 	for how in TERM KILL; do
 		if [ $how = TERM ]; then
 			name="uml: a sweep killed by SIGTERM puts the fault-injection knobs back"
@@ -692,6 +721,17 @@ check_uml_knobs()
 				"$(tail -n 5 "$out.log")"
 		fi
 	done
+	# runner.sh's timeout sends SIGTERM to the main process alone; the
+	# test it runs, in a process group of its own, must end with it
+	# (util.c's kill_child_groups()), and so must the fio it runs.
+	name="uml: SIGTERM to a harness's main process ends the test it runs"
+	got=$(tr -d '\r' <"$out.log" | sed -n "s/.*ORPHANS //p")
+	if [[ $got =~ ^running=([0-9]+)\ left=\[\]$ ]] && [ "${BASH_REMATCH[1]}" -ge 3 ]; then
+		ok "$name ($got)"
+	else
+		not_ok "$name" "${got:-no ORPHANS line} (want the test and fio running, none left)" \
+			"$(tail -n 5 "$out.log")"
+	fi
 }
 
 # A second run with nothing changed must not run make at all.

@@ -151,8 +151,84 @@ static void knobs_atexit(void)
 	knobs_restore();
 }
 
+/*
+ * The process that runs the tests: the kselftest harness's main process. It
+ * forks each test into a process group of its own, and at the test's
+ * timeout SIGKILLs that group. But when main itself is ended, by the
+ * SIGTERM of runner.sh's timeout at the program's deadline (settings), the
+ * test it runs gets no signal: in a group of its own it would sweep on,
+ * knobs set, beside the next program.
+ */
+static pid_t tests_runner;
+
+/* The number @s spells up to @end, or -1 if it is none. Async-signal-safe. */
+static pid_t pid_parse(const char *s, char end)
+{
+	pid_t pid = 0;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	for (; *s >= '0' && *s <= '9'; s++)
+		pid = pid * 10 + (*s - '0');
+	return *s == end ? pid : -1;
+}
+
+/* The parent of @pid, from /proc/@pid/stat, or -1. Async-signal-safe. */
+static pid_t proc_ppid(const char *pid)
+{
+	char path[64] = "/proc/", stat[512];
+	const char *p;
+	size_t len = strlen(pid);
+
+	if (len > sizeof(path) - sizeof("/proc//stat"))
+		return -1;
+	memcpy(path + 6, pid, len);
+	memcpy(path + 6 + len, "/stat", sizeof("/stat"));
+	if (read_file(path, stat, sizeof(stat)) <= 0)
+		return -1;
+	/* "pid (comm) S ppid ...": comm may hold spaces and parentheses. */
+	p = strrchr(stat, ')');
+	if (!p || p[1] != ' ' || !p[2] || p[3] != ' ')
+		return -1;
+	return pid_parse(p + 4, ' ');
+}
+
+/*
+ * SIGKILLs the process group of each child of this process, and the child,
+ * as the harness's timeout kills a test. Async-signal-safe: a raw
+ * getdents64() of /proc, open() and read().
+ */
+static void kill_child_groups(void)
+{
+	/* Aligned for struct dirent64. */
+	uint64_t buf[256];
+	pid_t me = getpid();
+	long n, off;
+	int dir;
+
+	dir = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0)
+		return;
+	while ((n = syscall(SYS_getdents64, dir, buf, sizeof(buf))) > 0) {
+		for (off = 0; off < n;) {
+			struct dirent64 *d = (void *)((char *)buf + off);
+			pid_t pid = pid_parse(d->d_name, '\0');
+
+			off += d->d_reclen;
+			if (pid <= 0 || proc_ppid(d->d_name) != me)
+				continue;
+			kill(-pid, SIGKILL);
+			kill(pid, SIGKILL);
+		}
+	}
+	close(dir);
+}
+
 static void knobs_on_signal(int sig)
 {
+	/* First the tests, or one could set a knob again after this. */
+	if (getpid() == tests_runner)
+		kill_child_groups();
 	knobs_restore();
 	/* SA_RESETHAND: this delivers the default action. */
 	raise(sig);
@@ -183,6 +259,16 @@ static int knobs_guard(void)
 			return -errno;
 	guarded = true;
 	return 0;
+}
+
+/*
+ * In every program, before the harness's main(): its process is the tests'
+ * runner, which on SIGTERM ends the test it runs (kill_child_groups()).
+ */
+static void __attribute__((constructor)) tests_runner_guard(void)
+{
+	tests_runner = getpid();
+	knobs_guard();
 }
 
 /* Saves what the knob at @path holds for knobs_restore(): 0 or -errno. */

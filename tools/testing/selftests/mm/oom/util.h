@@ -63,6 +63,11 @@ int knobs_restore(void);
  * SIGKILL cannot put them back (the kselftest harness's per-test timeout
  * kills so), its parent does when it ends. Saves those it can read; 0 or
  * the first -errno.
+ *
+ * Every program's main process (a constructor in util.c) also ends the test
+ * it runs, by SIGKILL to the test's process group as the harness's timeout
+ * does, when a fatal signal ends main: runner.sh's timeout sends SIGTERM
+ * to main alone, and the test, in a group of its own, would run on.
  */
 int knobs_keep(const char *const paths[], size_t n);
 
