@@ -643,7 +643,9 @@ check_uml_knobs()
 	# Twice: SIGTERM to the sweep's body, whose own guard restores; then
 	# SIGKILL to the test's process group, as the harness's timeout does,
 	# after which the harness's main process restores when it ends. Then
-	# SIGTERM to a fio_test's main process.
+	# SIGTERM to a fio_test's main process. Each time nothing of the test
+	# may be left: a point's child the body forked just before it died
+	# once stayed, stopped, holding the scratch XFS (fork_bound()).
 	# shellcheck disable=SC2016 # the script expands in the guest
 	run_bounded 300 ./run.sh --output "$out" --exec '
 		k="failslab/ignore-gfp-wait fail_page_alloc/ignore-gfp-wait"
@@ -654,6 +656,35 @@ check_uml_knobs()
 				{ read -r p _ _ pp _ <"$s"; } 2>/dev/null &&
 					[ "$pp" = "$1" ] && echo "$p"
 			done
+		}
+		# What is left of the test group @1 (and any fio).
+		grp() {
+			for s in /proc/[0-9]*/stat; do
+				{ read -r p c st _ g _ <"$s"; } 2>/dev/null &&
+					[ "$st" != Z ] &&
+					{ [ "$g" = "$1" ] || [ "$c" = "(fio)" ]; } &&
+					echo "$p"
+			done
+		}
+		# What is left of test group @1 once it had 5 s to end.
+		left_of() {
+			for _ in $(seq 1 50); do
+				[ -z "$(grp "$1")" ] && break
+				sleep 0.1
+			done
+			grp "$1" | tr "\n" " "
+		}
+		# Evidence, if the test does not end: its tasks and their waits,
+		# and the blocked tasks on the console.
+		stuck() {
+			local s p c st
+			kill -0 "$1" 2>/dev/null || return 0
+			for s in /proc/[0-9]*/stat; do
+				{ read -r p c st _ <"$s"; } 2>/dev/null || continue
+				[ "$st" != Z ] && [ "$p" -ge "$1" ] || continue
+				echo "STUCK $p $c $st $(cat /proc/$p/wchan 2>/dev/null)"
+			done
+			echo w >/proc/sysrq-trigger
 		}
 		for how in TERM KILL; do
 			before=$(knobs)
@@ -672,18 +703,12 @@ check_uml_knobs()
 				kill -KILL -- -$test
 			fi
 			timeout 60 tail --pid=$pid -f /dev/null
-			echo "KNOBS $how before=[$before] during=[$during] after=[$(knobs)] body=[$body]"
-			kill -KILL $pid 2>/dev/null
+			stuck $pid
+			left=$(left_of "$test")
+			echo "KNOBS $how before=[$before] during=[$during] after=[$(knobs)] body=[$body] left=[${left% }]"
+			kill -KILL $pid $left 2>/dev/null
 			wait
 		done
-		grp() {
-			for s in /proc/[0-9]*/stat; do
-				{ read -r p c st _ g _ <"$s"; } 2>/dev/null &&
-					[ "$st" != Z ] &&
-					{ [ "$g" = "$1" ] || [ "$c" = "(fio)" ]; } &&
-					echo "$p"
-			done
-		}
 		./tests/fio_test -r xfs.randwrite_verify.memcg_above >/dev/null 2>&1 &
 		pid=$!
 		for _ in $(seq 1 300); do
@@ -696,11 +721,8 @@ check_uml_knobs()
 		running=$(grp "$test" | wc -l)
 		kill -TERM $pid
 		timeout 60 tail --pid=$pid -f /dev/null
-		for _ in $(seq 1 50); do
-			[ -z "$(grp "$test")" ] && break
-			sleep 0.1
-		done
-		left=$(grp "$test" | tr "\n" " ")
+		stuck $pid
+		left=$(left_of "$test")
 		echo "ORPHANS running=$running left=[${left% }]"
 		kill -KILL $left 2>/dev/null
 		wait' >"$out.log" 2>&1
@@ -711,14 +733,14 @@ check_uml_knobs()
 			name="uml: after a test killed by SIGKILL the harness puts the knobs back"
 		fi
 		got=$(tr -d '\r' <"$out.log" | sed -n "s/.*KNOBS $how //p")
-		if [[ $got =~ ^before=\[(.+)\]\ during=\[(.+)\]\ after=\[(.+)\]\ body=\[[0-9]+\]$ ]] &&
+		if [[ $got =~ ^before=\[(.+)\]\ during=\[(.+)\]\ after=\[(.+)\]\ body=\[[0-9]+\]\ left=\[\]$ ]] &&
 			[ "${BASH_REMATCH[1]}" != "${BASH_REMATCH[2]}" ] &&
 			[ "${BASH_REMATCH[1]}" = "${BASH_REMATCH[3]}" ]; then
 			ok "$name ($got)"
 		else
 			not_ok "$name" \
-				"${got:-no KNOBS line} (want before = after, armed during, one body)" \
-				"$(tail -n 5 "$out.log")"
+				"${got:-no KNOBS line} (want before = after, armed during, one body, nothing left)" \
+				"$(grep -a STUCK "$out.log" | head -n 20; tail -n 5 "$out.log")"
 		fi
 	done
 	# runner.sh's timeout sends SIGTERM to the main process alone; the
@@ -730,7 +752,7 @@ check_uml_knobs()
 		ok "$name ($got)"
 	else
 		not_ok "$name" "${got:-no ORPHANS line} (want the test and fio running, none left)" \
-			"$(tail -n 5 "$out.log")"
+			"$(grep -a STUCK "$out.log" | head -n 20; tail -n 5 "$out.log")"
 	fi
 }
 

@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -175,17 +174,14 @@ int cgrp_enter(const char *cg, pid_t pid)
 
 pid_t cgrp_spawn(const char *cg, int (*fn)(void *arg), void *arg)
 {
-	pid_t parent = getpid(), pid;
+	pid_t pid;
 
 	fflush(NULL);
-	pid = fork();
+	pid = fork_bound();
 	if (pid < 0)
 		return -errno;
 	if (pid)
 		return pid;
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent)
-		_exit(CG_SPAWN_ENTER_FAILED);
 	if (cg && cgrp_enter(cg, 0))
 		_exit(CG_SPAWN_ENTER_FAILED);
 	_exit(fn(arg) & 0xff);

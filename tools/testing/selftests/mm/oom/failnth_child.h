@@ -49,7 +49,6 @@
 #define __SELFTESTS_MM_OOM_FAILNTH_CHILD_H
 
 #include <poll.h>
-#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/ptrace.h>
 #include <sys/uio.h>
@@ -115,8 +114,7 @@ static void failnth_child_run(const struct failnth_scenario *sc, int n,
 
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) ||
-	    sigprocmask(SIG_UNBLOCK, &chld, NULL))
+	if (sigprocmask(SIG_UNBLOCK, &chld, NULL))
 		_exit(1);
 	if (sc->workload)
 		failnth_work_exec(sc);
@@ -503,7 +501,7 @@ static int failnth_work_run(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, lseek(failnth_work_out, 0, SEEK_SET) |
 			     lseek(failnth_work_err, 0, SEEK_SET));
 	fflush(NULL);
-	pid = fork();
+	pid = fork_bound();
 	ASSERT_LE(0, pid)
 	{
 		TH_LOG("%s: n=%d: fork: %s", sc->name, n, strerror(errno));
@@ -819,7 +817,7 @@ static int failnth_child_point(struct __test_metadata *_metadata,
 		return failnth_work_point(_metadata, sc, n, cs);
 	ASSERT_EQ(0, pipe2(pipefd, O_CLOEXEC));
 	fflush(NULL);
-	pid = fork();
+	pid = fork_bound();
 	ASSERT_LE(0, pid)
 	{
 		TH_LOG("%s: n=%d: fork: %s", sc->name, n, strerror(errno));
@@ -1004,7 +1002,7 @@ static int failnth_child_lie(struct __test_metadata *_metadata,
 
 	ASSERT_EQ(0, pipe2(pipefd, O_CLOEXEC));
 	fflush(NULL);
-	pid = fork();
+	pid = fork_bound();
 	ASSERT_LE(0, pid);
 	if (!pid) {
 		close(pipefd[0]);

@@ -25,7 +25,6 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <stddef.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
@@ -447,7 +446,7 @@ static long helper_stack[2048];
 
 static int helper_wait(void *arg)
 {
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	bind_to_parent(*(pid_t *)arg);
 	for (;;)
 		pause();
 	return 0;
@@ -455,10 +454,11 @@ static int helper_wait(void *arg)
 
 static void fresh_fdtable(struct __test_metadata *_metadata)
 {
+	pid_t parent = getpid();
 	int pid, status, err;
 
 	pid = clone(helper_wait, helper_stack + ARRAY_SIZE(helper_stack),
-		    CLONE_VM | CLONE_FILES | SIGCHLD, NULL);
+		    CLONE_VM | CLONE_FILES | SIGCHLD, &parent);
 	ASSERT_LT(0, pid)
 	{
 		TH_LOG("cloning a helper that shares the fd table: %s",

@@ -47,7 +47,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/select.h>
 #include <sys/syscall.h>
@@ -604,10 +603,9 @@ static void poke_prepare(struct __test_metadata *_metadata, void *arg)
 	int status;
 	pid_t pid;
 
-	pid = fork();
+	pid = fork_bound();
 	ASSERT_LE(0, pid);
 	if (!pid) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (!ptrace(PTRACE_TRACEME, 0, NULL, NULL))
 			raise(SIGSTOP);
 		_exit(1);

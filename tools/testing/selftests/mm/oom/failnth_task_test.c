@@ -539,10 +539,9 @@ static void pidfd_prepare(struct __test_metadata *_metadata, void *arg)
 	struct task_state *st = arg;
 	pid_t pid;
 
-	pid = fork();
+	pid = fork_bound();
 	ASSERT_LE(0, pid);
 	if (!pid) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		pause();
 		_exit(0);
 	}
@@ -2904,10 +2903,9 @@ static void stopped_child(struct __test_metadata *_metadata,
 	int status;
 	pid_t pid;
 
-	pid = fork();
+	pid = fork_bound();
 	ASSERT_LE(0, pid);
 	if (!pid) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		memset(peer_buf, PEER_OLD, sizeof(peer_buf));
 		if (flags && unshare(flags))
 			_exit(1);
@@ -4432,12 +4430,13 @@ static int cg_clone_action(void *arg)
 		.exit_signal = SIGCHLD,
 		.cgroup = st->wfd,
 	};
+	pid_t parent = getpid();
 	long pid = syscall(SYS_clone3, &args, sizeof(args));
 
 	if (pid < 0)
 		return -errno;
 	if (!pid) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		bind_to_parent(parent);
 		pause();
 		_exit(0);
 	}

@@ -50,7 +50,6 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
-#include <sys/prctl.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 
@@ -715,7 +714,7 @@ static void fio_run(const struct fio_run *run, struct fio_result *r)
 
 	memset(r, 0, sizeof(*r));
 	r->status = -1;
-	pid = out < 0 || errfd < 0 || psi < -1 ? -1 : fork();
+	pid = out < 0 || errfd < 0 || psi < -1 ? -1 : fork_bound();
 	if (pid < 0) {
 		r->status = out < 0   ? out :
 			    errfd < 0 ? errfd :
@@ -731,7 +730,6 @@ static void fio_run(const struct fio_run *run, struct fio_result *r)
 	}
 	if (!pid) {
 		setpgid(0, 0);
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		/* The OOM killer should take fio, not the test. */
 		write_file("/proc/self/oom_score_adj", "1000");
 		if (run->cg) {
@@ -1955,7 +1953,6 @@ static void replay_writer(const char *path, struct replay_shared *sh,
 	uint64_t pending[REPLAY_GROUP], i, blk, acked = 0;
 	int fd, n = 0, j;
 
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	fd = open(path, O_RDWR | O_CREAT, 0644);
 	if (fd < 0)
 		_exit(1);
@@ -2035,7 +2032,7 @@ TEST_F_TIMEOUT(replay, write, 90)
 	faults = !access(FIO_DEBUGFS "/failslab/task-filter", W_OK) &&
 		 !fx_knobs_arm(FIO_FAULT_INTERVAL);
 	snprintf(path, sizeof(path), "%s/replay.dat", self->mnt);
-	pid = fork();
+	pid = fork_bound();
 	ASSERT_LE(0, pid);
 	if (!pid)
 		replay_writer(path, sh, faults);

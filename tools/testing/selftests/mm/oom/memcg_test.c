@@ -49,7 +49,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -214,12 +213,11 @@ static int step_xattr(struct work *w, long i)
 /* A child that sleeps until the worker dies: a task, a stack, tables. */
 static int step_fork(struct work *w, long i)
 {
-	pid_t pid = fork();
+	pid_t pid = fork_bound();
 
 	if (pid < 0)
 		return -errno;
 	if (!pid) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		for (;;)
 			pause();
 	}
@@ -302,16 +300,13 @@ static int worker(void *arg)
 /* The bystander, outside the group: holds some memory and waits. */
 static pid_t spawn_bystander(void)
 {
-	pid_t parent = getpid(), pid;
+	pid_t pid;
 	char *p;
 
 	fflush(NULL);
-	pid = fork();
+	pid = fork_bound();
 	if (pid)
 		return pid < 0 ? -errno : pid;
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent)
-		_exit(1);
 	p = malloc(BYSTANDER_BYTES);
 	if (p)
 		memset(p, 1, BYSTANDER_BYTES);

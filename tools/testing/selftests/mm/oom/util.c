@@ -76,11 +76,10 @@ int run_cmd_out(char *const argv[], const char *out, int timeout_s)
 
 	/* What stdio holds would otherwise be written twice. */
 	fflush(NULL);
-	pid = fork();
+	pid = fork_bound();
 	if (pid < 0)
 		return -errno;
 	if (!pid) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		fd = open(out ? out : "/dev/null",
 			  O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
@@ -320,6 +319,22 @@ int knobs_keep(const char *const paths[], size_t n)
 			err = ret;
 	}
 	return err;
+}
+
+void bind_to_parent(pid_t parent)
+{
+	/* Unbound, it could outlive the test: as if the signal had come. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+		raise(SIGKILL);
+}
+
+pid_t fork_bound(void)
+{
+	pid_t parent = getpid(), pid = fork();
+
+	if (!pid)
+		bind_to_parent(parent);
+	return pid;
 }
 
 int mkfs_xfs(const char *dev)

@@ -74,6 +74,17 @@ int knobs_keep(const char *const paths[], size_t n);
 /* How many knobs are changed and not yet put back. */
 int knobs_changed(void);
 
+/*
+ * In a child just forked or cloned by @parent: makes it die by SIGKILL when
+ * the thread of @parent that forked it ends (PR_SET_PDEATHSIG), and now if
+ * @parent has already ended, which the prctl() alone misses: a child left
+ * so would run on, or stay stopped, holding the test's mounts.
+ */
+void bind_to_parent(pid_t parent);
+
+/* fork(), its child bound to this process with bind_to_parent(). */
+pid_t fork_bound(void);
+
 /* mkfs.xfs -f -q @dev, as run_cmd() returns it. */
 int mkfs_xfs(const char *dev);
 
