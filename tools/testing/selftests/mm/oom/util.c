@@ -223,7 +223,8 @@ static void kill_child_groups(void)
 	close(dir);
 }
 
-static void knobs_on_signal(int sig)
+/* Ends the running tests (in main), puts the knobs back, dies of @sig. */
+static void on_fatal_signal(int sig)
 {
 	/* First the tests, or one could set a knob again after this. */
 	if (getpid() == tests_runner)
@@ -244,7 +245,7 @@ static int knobs_guard(void)
 	static const int fatal[] = { SIGABRT, SIGBUS, SIGSEGV, SIGTERM };
 	static bool guarded;
 	struct sigaction sa = {
-		.sa_handler = knobs_on_signal,
+		.sa_handler = on_fatal_signal,
 		.sa_flags = SA_RESETHAND,
 	};
 	size_t i;
@@ -262,7 +263,8 @@ static int knobs_guard(void)
 
 /*
  * In every program, before the harness's main(): its process is the tests'
- * runner, which on SIGTERM ends the test it runs (kill_child_groups()).
+ * runner, which, ended by a fatal signal, first ends the test it runs
+ * (kill_child_groups()).
  */
 static void __attribute__((constructor)) tests_runner_guard(void)
 {
