@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """Plan, parse and report for the toosmall runner.
 
-  toosmall.py plan SETTINGS BINARY...     print the run plan (one test a line)
+  toosmall.py plan --timeout SECS BINARY...
+                                          print the run plan (one test a line)
   toosmall.py parse CONSOLE_LOG [--output DIR] [--known-issues FILE]
                                   [--known-issues-any-kernel] [--durations FILE]
                                   [--fio-needs FILE]
@@ -252,14 +253,7 @@ def program_of(name):
 
 
 def cmd_plan(args):
-	timeout = 45
-	with open(args.settings) as f:
-		for line in f:
-			m = re.match(r'^timeout=(\d+)', line)
-			if m:
-				timeout = int(m.group(1))
-	if args.timeout:
-		timeout = args.timeout
+	timeout = args.timeout
 	for binary in args.binaries:
 		prog = os.path.basename(binary)
 		for hname in harness_tests(binary):
@@ -2077,10 +2071,10 @@ def main():
 	ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
 	sub = ap.add_subparsers(dest='cmd', required=True)
 	p = sub.add_parser('plan')
-	p.add_argument('settings')
 	p.add_argument('binaries', nargs='+')
 	p.add_argument('--filter', action='append')
-	p.add_argument('--timeout', type=int)
+	p.add_argument('--timeout', type=int, required=True,
+		       help="each test's deadline, in seconds")
 	p = sub.add_parser('parse')
 	p.add_argument('log')
 	p.add_argument('--output')

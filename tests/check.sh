@@ -445,6 +445,7 @@ check_uml_suite()
 		not_ok "uml: suite printed KTAP"
 	fi
 	check_suite_fixes "$out"
+	check_program_deadline "$out"
 	if python3 runner/test_toosmall.py --check-run "$out" "$TOPDIR/known-issues" \
 		>"$SCRATCH/verdicts" 2>&1 && [ "$rc" = 0 ]; then
 		ok "uml: every verdict on the default kernel is a pass, a skip with a reason, or a written-up finding"
@@ -490,6 +491,38 @@ for name in want:
 	else
 		not_ok "uml: the default kernel sized its FP buffers by the host's XSAVE area" \
 			"host says ${host:-nothing}, the guest's boot log ${guest:-nothing}"
+	fi
+}
+
+# The selftests' settings is kselftest's runner.sh's deadline for a whole
+# program (make kselftest, run_kselftest.sh): each program's tests, one
+# after another as runner.sh runs them, took at most half of it in the
+# suite's run. Half: room for a slower machine or kernel.
+check_program_deadline()
+{
+	local out=$1 bad
+
+	bad=$(python3 -c '
+import collections, json, re, sys
+limit = None
+for line in open(sys.argv[2]):
+	m = re.match(r"timeout=(\d+)$", line.strip())
+	if m:
+		limit = int(m.group(1))
+if not limit:
+	sys.exit("%s: no timeout=SECS line" % sys.argv[2])
+secs = collections.Counter()
+for t in json.load(open(sys.argv[1]))["tests"]:
+	secs[t["name"].split(".", 1)[0]] += t["duration_s"] or 0
+slow = ["%s %.0f s" % kv for kv in secs.most_common() if 2 * kv[1] > limit]
+slowest = "%s %.0f s" % secs.most_common(1)[0] if secs else "no tests"
+print(("over half of timeout=%d: %s" % (limit, ", ".join(slow))) if slow
+      else "ok: the slowest, %s, within half of timeout=%d" % (slowest, limit))' \
+		"$out/results.json" tools/testing/selftests/mm/oom/settings 2>&1)
+	if [ "${bad#ok: }" != "$bad" ]; then
+		ok "uml: every program fits kselftest's deadline in settings (${bad#ok: })"
+	else
+		not_ok "uml: every program fits kselftest's deadline in settings" "$bad"
 	fi
 }
 
