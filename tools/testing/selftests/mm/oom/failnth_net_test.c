@@ -106,7 +106,6 @@
 #include <netinet/ip.h>
 #include <netinet/tcp.h>
 #include <netinet/udp.h>
-#include <poll.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
@@ -577,14 +576,6 @@ static void set_data(void)
 		data[i] = (char)(i * 7 + 3);
 }
 
-/* Whether @fd has something to read, or an error to report, within @ms. */
-static bool readable(int fd, int ms)
-{
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-
-	return poll(&p, 1, ms) == 1 && (p.revents & (POLLIN | POLLERR));
-}
-
 /* Whether a non-blocking read of @fd finds nothing; else why in @why. */
 static bool nothing_more(int fd, const char *what, char *why, size_t size)
 {
@@ -606,7 +597,7 @@ static bool stream_holds(int fd, size_t n, char *why, size_t size)
 	ssize_t len;
 
 	while (have < n) {
-		if (!readable(fd, ARRIVE_MS)) {
+		if (!fd_readable(fd, ARRIVE_MS)) {
 			snprintf(why, size, "%zu of %zu bytes arrived in %d ms",
 				 have, n, ARRIVE_MS);
 			return false;
@@ -773,7 +764,7 @@ static int nl_replies(struct net_ctx *c,
 		struct nlmsghdr *nh;
 		ssize_t len;
 
-		if (!readable(c->nl, ARRIVE_MS))
+		if (!fd_readable(c->nl, ARRIVE_MS))
 			return -ETIME;
 		len = recv(c->nl, c->buf, sizeof(c->buf), MSG_DONTWAIT);
 		if (len < 0) {
@@ -1646,14 +1637,14 @@ static bool connect_check(void *arg, int ret, char *why, size_t size)
 				 "the socket is connected after the failure");
 			return false;
 		}
-		if (readable(c->lst, 0)) {
+		if (fd_readable(c->lst, 0)) {
 			snprintf(why, size,
 				 "a connection waits after the failure");
 			return false;
 		}
 		return true;
 	}
-	if (!readable(c->lst, ARRIVE_MS)) {
+	if (!fd_readable(c->lst, ARRIVE_MS)) {
 		snprintf(why, size, "no connection on the listener in %d ms",
 			 ARRIVE_MS);
 		return false;
@@ -1722,7 +1713,7 @@ static bool sendto_check(void *arg, int ret, char *why, size_t size)
 
 	if (ret < 0)
 		return nothing_more(c->rcv, "after a failed sendto", why, size);
-	if (!readable(c->rcv, ARRIVE_MS)) {
+	if (!fd_readable(c->rcv, ARRIVE_MS)) {
 		snprintf(why, size, "no datagram arrived in %d ms", ARRIVE_MS);
 		return false;
 	}
@@ -2862,7 +2853,7 @@ static int mcast_delivered(struct net_ctx *c, int fd)
 	    sendto(c->snd, &byte, 1, 0, (struct sockaddr *)&c->rcv_addr,
 		   c->alen) != 1)
 		return -errno;
-	if (!readable(c->rcv, ARRIVE_MS))
+	if (!fd_readable(c->rcv, ARRIVE_MS))
 		return -ETIME;
 	if (recv(c->rcv, &got, 1, MSG_DONTWAIT) != 1)
 		return -EPROTO;

@@ -58,7 +58,6 @@
 #include <linux/netlink.h>
 #include <net/if.h>
 #include <netinet/in.h>
-#include <poll.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
@@ -291,13 +290,6 @@ struct nft_state {
 	struct batch b;
 	char buf[NL_BUF];
 };
-
-static bool readable(int fd, int ms)
-{
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-
-	return poll(&p, 1, ms) == 1 && (p.revents & (POLLIN | POLLERR));
-}
 
 /* The error an NLMSG_ERROR message carries (0: an ack). */
 static int nl_error(struct nlmsghdr *nh)
@@ -1002,7 +994,7 @@ static int ask(struct nft_state *c)
 		struct nlmsghdr *nh = (void *)c->buf;
 		ssize_t len;
 
-		if (!readable(c->nl, ARRIVE_MS))
+		if (!fd_readable(c->nl, ARRIVE_MS))
 			return -ETIME;
 		len = recv(c->nl, c->buf, sizeof(c->buf), MSG_DONTWAIT);
 		if (len < 0)
@@ -1228,7 +1220,7 @@ static bool pkt_check(void *arg, int ret, char *why, size_t size)
 
 	if (!census_is(c, ret >= 0, 0, why, size))
 		return false;
-	if (ret >= 0 && readable(c->rcv, ARRIVE_MS))
+	if (ret >= 0 && fd_readable(c->rcv, ARRIVE_MS))
 		len = recv(c->rcv, got, sizeof(got), MSG_DONTWAIT);
 	if (ret >= 0 && (len != DGRAM_LEN || memcmp(got, data, DGRAM_LEN))) {
 		snprintf(why, size, "the datagram: %zd bytes, sent %d", len,

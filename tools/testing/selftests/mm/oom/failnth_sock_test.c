@@ -76,7 +76,6 @@
 #include <net/if.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <poll.h>
 #include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -350,23 +349,13 @@ struct sock_ctx {
 	char nlbuf[8192];
 };
 
-/* Whether @fd has something to read, or an error to report, within @ms. */
-static bool ready(int fd, int ms)
-{
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-
-	if (poll(&p, 1, ms) != 1)
-		return false;
-	return p.revents & (POLLIN | POLLERR);
-}
-
 /*
  * What @fd takes within ARRIVE_MS into @buf, at most @len bytes: a count,
  * or -1 with errno (ETIMEDOUT: nothing came).
  */
 static ssize_t take(int fd, void *buf, size_t len)
 {
-	if (!ready(fd, ARRIVE_MS)) {
+	if (!fd_readable(fd, ARRIVE_MS)) {
 		errno = ETIMEDOUT;
 		return -1;
 	}
@@ -1142,14 +1131,14 @@ static bool connect_check(void *arg, int ret, char *why, size_t size)
 			snprintf(why, size, "connected after the failure");
 			return false;
 		}
-		if (ready(c->lst, 0)) {
+		if (fd_readable(c->lst, 0)) {
 			snprintf(why, size,
 				 "an association waits after the failure");
 			return false;
 		}
 		return true;
 	}
-	if (!ready(c->lst, ARRIVE_MS)) {
+	if (!fd_readable(c->lst, ARRIVE_MS)) {
 		snprintf(why, size, "no association on the listener in %d ms",
 			 ARRIVE_MS);
 		return false;
@@ -1169,7 +1158,7 @@ static void sctp_accept_prepare(struct __test_metadata *_metadata, void *arg)
 
 	sctp_prepare(_metadata, arg);
 	ASSERT_EQ(0, connect_action(c));
-	ASSERT_TRUE(ready(c->lst, ARRIVE_MS));
+	ASSERT_TRUE(fd_readable(c->lst, ARRIVE_MS));
 }
 
 static int sctp_accept_action(void *arg)
@@ -1413,7 +1402,7 @@ static int notified(int fd, int type, int flags, int ms)
 	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
 	ssize_t len;
 
-	if (ms && !ready(fd, ms))
+	if (ms && !fd_readable(fd, ms))
 		return 0;
 	len = recvmsg(fd, &m, MSG_DONTWAIT);
 	if (len < 0)
@@ -1535,7 +1524,7 @@ static void abort_prepare(struct __test_metadata *_metadata, void *arg)
 	c->fd = sctp_socket_of(SOCK_SEQPACKET);
 	ASSERT_LE(0, c->fd);
 	ASSERT_EQ(0, connect_action(c));
-	ASSERT_TRUE(ready(c->lst, ARRIVE_MS));
+	ASSERT_TRUE(fd_readable(c->lst, ARRIVE_MS));
 	c->peer = accept4(c->lst, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	ASSERT_LE(0, c->peer);
 }
@@ -1576,7 +1565,7 @@ static bool peer_aborted(struct sock_ctx *c)
 
 	if (send(c->peer, c->msg, 1, MSG_DONTWAIT | MSG_NOSIGNAL) != 1)
 		return true;
-	return ready(c->peer, ARRIVE_MS) &&
+	return fd_readable(c->peer, ARRIVE_MS) &&
 	       recv(c->peer, &byte, 1, MSG_DONTWAIT) <= 0;
 }
 
@@ -1841,7 +1830,7 @@ static void tcp_prepare(struct __test_metadata *_metadata, void *arg)
 	ASSERT_LE(0, c->fd);
 	ASSERT_EQ(0, connect(c->fd, (struct sockaddr *)&c->lst_addr,
 			     sizeof(c->lst_addr)));
-	ASSERT_TRUE(ready(c->lst, ARRIVE_MS));
+	ASSERT_TRUE(fd_readable(c->lst, ARRIVE_MS));
 	c->peer = accept4(c->lst, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	ASSERT_LE(0, c->peer);
 }
@@ -2021,7 +2010,7 @@ static void tls_recv_prepare(struct __test_metadata *_metadata, void *arg)
 	rx_prepare(_metadata, arg);
 	ASSERT_EQ(0, tls_key(c->fd, TLS_RX));
 	ASSERT_EQ(MSG_LEN, send(c->peer, c->msg, MSG_LEN, MSG_DONTWAIT));
-	ASSERT_TRUE(ready(c->fd, ARRIVE_MS));
+	ASSERT_TRUE(fd_readable(c->fd, ARRIVE_MS));
 }
 
 static int tls_recv_action(void *arg)
@@ -2100,7 +2089,7 @@ static bool takes_type(struct sock_ctx *c, int len, char *why, size_t size)
 	int type = -1;
 
 	errno = ETIMEDOUT;
-	if (ready(c->peer, ARRIVE_MS))
+	if (fd_readable(c->peer, ARRIVE_MS))
 		got = recvmsg(c->peer, &m, MSG_DONTWAIT);
 	cm = got < 0 ? NULL : CMSG_FIRSTHDR(&m);
 	if (cm && cm->cmsg_level == SOL_TLS &&
@@ -2247,7 +2236,7 @@ static int xfrm_ask(struct sock_ctx *c, struct xfrm_req *r)
 		struct nlmsghdr *nh;
 		ssize_t len;
 
-		if (!ready(c->nl, ARRIVE_MS))
+		if (!fd_readable(c->nl, ARRIVE_MS))
 			return -ETIME;
 		len = recv(c->nl, c->nlbuf, sizeof(c->nlbuf), MSG_DONTWAIT);
 		if (len < 0) {

@@ -91,6 +91,9 @@ int mkfs_xfs(const char *dev);
 /* Closes *@fd unless it is -1, and makes it -1. */
 void close_fd(int *fd);
 
+/* Whether @fd has something to read, or an error to report, within @ms. */
+bool fd_readable(int fd, int ms);
+
 /* An errno and its symbolic name ("ENOMEM"). */
 struct errno_name {
 	int err;
