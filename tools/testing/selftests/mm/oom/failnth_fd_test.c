@@ -130,12 +130,10 @@ static bool read_u64(int fd, uint64_t expect, const char *what, char *why,
  */
 static int fdinfo_lines(int fd, const char *prefix)
 {
-	char path[64], line[256];
+	char line[256];
 	int nr = 0;
-	FILE *f;
+	FILE *f = fdinfo_open(fd);
 
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = fopen(path, "re");
 	if (!f)
 		return -errno;
 	while (fgets(line, sizeof(line), f))

@@ -562,12 +562,10 @@ static int pidfd_action(void *arg)
 /* The "Pid:" of pidfd @fd's fdinfo, or -errno. */
 static long pidfd_pid(int fd)
 {
-	char path[64], line[128];
+	char line[128];
 	long pid = -ENOENT;
-	FILE *f;
+	FILE *f = fdinfo_open(fd);
 
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = fopen(path, "re");
 	if (!f)
 		return -errno;
 	while (fgets(line, sizeof(line), f))

@@ -54,6 +54,14 @@ ssize_t read_file(const char *path, char *buf, size_t size)
 	return len;
 }
 
+FILE *fdinfo_open(int fd)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	return fopen(path, "re");
+}
+
 int write_file(const char *path, const char *val)
 {
 	size_t len = strlen(val);

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 /*
@@ -31,6 +32,9 @@ int run_cmd(char *const argv[], int timeout_s);
  * length read, or -errno.
  */
 ssize_t read_file(const char *path, char *buf, size_t size);
+
+/* /proc/self/fdinfo/@fd opened to read, or NULL with errno set. */
+FILE *fdinfo_open(int fd);
 
 /*
  * Writes @val to @path (opened O_TRUNC, as a shell's "echo >" does: it
