@@ -2531,16 +2531,17 @@ static int add_key_action(void *arg)
 }
 
 /*
- * A success: the session keyring finds the key, which reads back as the
- * payload given. A failure: the keyring finds none.
+ * A success (@ret, a key id): the session keyring finds the key, which
+ * reads back as the @len bytes of @want, into @got (room for one byte
+ * more). A failure: the keyring finds none.
  */
-static bool add_key_check(void *arg, int ret, char *why, size_t size)
+static bool user_key_is(int ret, const char *want, long len, char *got,
+			size_t got_size, char *why, size_t size)
 {
-	char want[KEY_LEN], got[KEY_LEN + 1];
 	long found = keyctl(KEYCTL_SEARCH,
 			    (unsigned long)KEY_SPEC_SESSION_KEYRING,
 			    (unsigned long)"user", (unsigned long)KEY_DESC);
-	long len;
+	long n;
 
 	if (ret < 0) {
 		if (found < 0 && errno == ENOKEY)
@@ -2554,14 +2555,22 @@ static bool add_key_check(void *arg, int ret, char *why, size_t size)
 			 found);
 		return false;
 	}
-	key_payload(want);
-	len = keyctl(KEYCTL_READ, ret, (unsigned long)got, sizeof(got));
-	if (len != KEY_LEN || memcmp(got, want, KEY_LEN)) {
-		snprintf(why, size, "key %d reads back %ld bytes, not %d", ret,
-			 len, KEY_LEN);
+	n = keyctl(KEYCTL_READ, ret, (unsigned long)got, got_size);
+	if (n != len || memcmp(got, want, len)) {
+		snprintf(why, size, "key %d reads back %ld bytes, not %ld", ret,
+			 n, len);
 		return false;
 	}
 	return true;
+}
+
+/* A success: the key reads back as the payload given. */
+static bool add_key_check(void *arg, int ret, char *why, size_t size)
+{
+	char want[KEY_LEN], got[KEY_LEN + 1];
+
+	key_payload(want);
+	return user_key_is(ret, want, KEY_LEN, got, sizeof(got), why, size);
 }
 
 static void add_key_cleanup(struct __test_metadata *_metadata, void *arg,
@@ -3950,37 +3959,11 @@ static int big_key_action(void *arg)
 	return ret < 0 ? -errno : (int)ret;
 }
 
-/*
- * A success: the session keyring finds the key, which reads back whole.
- * A failure: the keyring finds none.
- */
+/* A success: the key reads back whole. */
 static bool big_key_check(void *arg, int ret, char *why, size_t size)
 {
-	long found = keyctl(KEYCTL_SEARCH,
-			    (unsigned long)KEY_SPEC_SESSION_KEYRING,
-			    (unsigned long)"user", (unsigned long)KEY_DESC);
-	long len;
-
-	if (ret < 0) {
-		if (found < 0 && errno == ENOKEY)
-			return true;
-		snprintf(why, size, "add_key failed, yet the search gives %ld",
-			 found);
-		return false;
-	}
-	if (found != ret) {
-		snprintf(why, size, "add_key gave key %d, the search %ld", ret,
-			 found);
-		return false;
-	}
-	len = keyctl(KEYCTL_READ, ret, (unsigned long)big_key_got,
-		     sizeof(big_key_got));
-	if (len != BIG_KEY_LEN || memcmp(big_key_got, big_key, len)) {
-		snprintf(why, size, "key %d reads back %ld bytes, not %d", ret,
-			 len, BIG_KEY_LEN);
-		return false;
-	}
-	return true;
+	return user_key_is(ret, big_key, BIG_KEY_LEN, big_key_got,
+			   sizeof(big_key_got), why, size);
 }
 
 /*
