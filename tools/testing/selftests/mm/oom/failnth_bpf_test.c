@@ -1710,29 +1710,63 @@ static bool pin_check(void *arg, int ret, char *why, size_t size)
 	return false;
 }
 
-/* BPF_LINK_CREATE of the program as generic XDP on the loopback. */
-static struct bpf_insn xdp_prog[] = {
-	INSN(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, XDP_PASS),
-	INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
-};
-
-static void link_prepare(struct __test_metadata *_metadata, void *arg)
+/*
+ * A program of @type that returns @ret, loaded (the caller's fault
+ * injection unarmed): its fd, or -1 with errno set.
+ */
+static int load_const_prog(__u32 type, int ret)
 {
-	struct bpf_ctx *c = arg;
+	const struct bpf_insn insns[] = {
+		INSN(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, ret),
+		INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
+	};
 	union bpf_attr attr = {
-		.prog_type = BPF_PROG_TYPE_XDP,
-		.insn_cnt = ARRAY_SIZE(xdp_prog),
-		.insns = ptr(xdp_prog),
+		.prog_type = type,
+		.insn_cnt = ARRAY_SIZE(insns),
+		.insns = ptr(insns),
 		.license = ptr("GPL"),
 	};
 
-	c->prog_fd = sys_bpf(BPF_PROG_LOAD, &attr);
+	return sys_bpf(BPF_PROG_LOAD, &attr);
+}
+
+/* BPF_LINK_CREATE of the program as generic XDP on the loopback. */
+static void link_prepare(struct __test_metadata *_metadata, void *arg)
+{
+	struct bpf_ctx *c = arg;
+
+	c->prog_fd = load_const_prog(BPF_PROG_TYPE_XDP, XDP_PASS);
 	ASSERT_LE(0, c->prog_fd)
 	{
 		TH_LOG("loading the XDP program (unarmed): %s",
 		       strerror(errno));
 	}
 	ids_prepare(_metadata, c);
+}
+
+/*
+ * The info of link @fd, a new id that the listing holds as the only new
+ * one (listed_as_before()), and in @prog_id the id of c->prog_fd's
+ * program: whether both could be had.
+ */
+static bool new_link_info(struct bpf_ctx *c, int fd, struct bpf_link_info *info,
+			  __u32 *prog_id, char *why, size_t size)
+{
+	struct bpf_prog_info pinfo = {};
+	int err = obj_info(fd, info, sizeof(*info));
+
+	if (!err)
+		err = obj_info(c->prog_fd, &pinfo, sizeof(pinfo));
+	if (err) {
+		snprintf(why, size, "link or prog info: %s", strerror(-err));
+		return false;
+	}
+	*prog_id = pinfo.id;
+	if (!info->id) {
+		snprintf(why, size, "link %d has no id", fd);
+		return false;
+	}
+	return listed_as_before(c, info->id, why, size);
 }
 
 static int xdp_link(struct bpf_ctx *c)
@@ -1762,8 +1796,8 @@ static bool link_check(void *arg, int ret, char *why, size_t size)
 {
 	struct bpf_ctx *c = arg;
 	struct bpf_link_info info = {};
-	struct bpf_prog_info pinfo = {};
-	int fd, err;
+	__u32 prog_id;
+	int fd;
 
 	if (ret < 0 && !listed_as_before(c, 0, why, size))
 		return false;
@@ -1778,20 +1812,13 @@ static bool link_check(void *arg, int ret, char *why, size_t size)
 	}
 	if (ret < 0)
 		return true;
-	err = obj_info(ret, &info, sizeof(info));
-	if (!err)
-		err = obj_info(c->prog_fd, &pinfo, sizeof(pinfo));
-	if (err) {
-		snprintf(why, size, "link or prog info: %s", strerror(-err));
+	if (!new_link_info(c, ret, &info, &prog_id, why, size))
 		return false;
-	}
-	if (!info.id || !listed_as_before(c, info.id, why, size))
-		return false;
-	if (info.type == BPF_LINK_TYPE_XDP && info.prog_id == pinfo.id &&
+	if (info.type == BPF_LINK_TYPE_XDP && info.prog_id == prog_id &&
 	    (int)info.xdp.ifindex == c->ifindex)
 		return true;
 	snprintf(why, size, "link info: type %u prog %u (%u) ifindex %u",
-		 info.type, info.prog_id, pinfo.id, info.xdp.ifindex);
+		 info.type, info.prog_id, prog_id, info.xdp.ifindex);
 	return false;
 }
 
@@ -1913,21 +1940,9 @@ static bool bind_check(void *arg, int ret, char *why, size_t size)
  * The flow dissector of the test's network namespace: a program that
  * returns BPF_OK, attached by a link, by BPF_PROG_ATTACH, or queried.
  */
-static const struct bpf_insn flow_prog[] = {
-	INSN(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, BPF_OK),
-	INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
-};
-
 static void flow_load(struct __test_metadata *_metadata, struct bpf_ctx *c)
 {
-	union bpf_attr attr = {
-		.prog_type = BPF_PROG_TYPE_FLOW_DISSECTOR,
-		.insn_cnt = ARRAY_SIZE(flow_prog),
-		.insns = ptr(flow_prog),
-		.license = ptr("GPL"),
-	};
-
-	c->prog_fd = sys_bpf(BPF_PROG_LOAD, &attr);
+	c->prog_fd = load_const_prog(BPF_PROG_TYPE_FLOW_DISSECTOR, BPF_OK);
 	ASSERT_LE(0, c->prog_fd)
 	{
 		TH_LOG("loading the flow dissector (unarmed): %s",
@@ -2010,27 +2025,19 @@ static bool flow_link_check(void *arg, int ret, char *why, size_t size)
 {
 	struct bpf_ctx *c = arg;
 	struct bpf_link_info info = {};
-	struct bpf_prog_info pinfo = {};
-	int err;
+	__u32 prog_id;
 
 	if (!flow_attached(c, ret >= 0, why, size))
 		return false;
 	if (ret < 0)
 		return listed_as_before(c, 0, why, size);
-	err = obj_info(ret, &info, sizeof(info));
-	if (!err)
-		err = obj_info(c->prog_fd, &pinfo, sizeof(pinfo));
-	if (err) {
-		snprintf(why, size, "link or prog info: %s", strerror(-err));
+	if (!new_link_info(c, ret, &info, &prog_id, why, size))
 		return false;
-	}
-	if (!info.id || !listed_as_before(c, info.id, why, size))
-		return false;
-	if (info.type == BPF_LINK_TYPE_NETNS && info.prog_id == pinfo.id &&
+	if (info.type == BPF_LINK_TYPE_NETNS && info.prog_id == prog_id &&
 	    info.netns.attach_type == BPF_FLOW_DISSECTOR)
 		return true;
 	snprintf(why, size, "link info: type %u prog %u (%u) attach type %u",
-		 info.type, info.prog_id, pinfo.id, info.netns.attach_type);
+		 info.type, info.prog_id, prog_id, info.netns.attach_type);
 	return false;
 }
 
