@@ -423,6 +423,21 @@ static int frame_send(struct sock_ctx *c)
 	return len < 0 ? -errno : len;
 }
 
+/* Whether the frame, sent, reaches c->rcv and @fd (@what) whole. */
+static bool frame_reaches(struct sock_ctx *c, int fd, const char *what,
+			  char *why, size_t size)
+{
+	int err = frame_send(c);
+
+	if (err < 0) {
+		snprintf(why, size, "sending a frame: %s", strerror(-err));
+		return false;
+	}
+	return takes(c->rcv, c->frame, c->frame_len, "the receiver", why,
+		     size) &&
+	       takes(fd, c->frame, c->frame_len, what, why, size);
+}
+
 static int packet_socket_action(void *arg)
 {
 	return failnth_fd_ret(packet_socket(ETH_P_FAILNTH));
@@ -435,7 +450,6 @@ static int packet_socket_action(void *arg)
 static bool packet_socket_check(void *arg, int ret, char *why, size_t size)
 {
 	struct sock_ctx *c = arg;
-	int err;
 
 	if (ret < 0)
 		return true;
@@ -444,14 +458,7 @@ static bool packet_socket_check(void *arg, int ret, char *why, size_t size)
 		snprintf(why, size, "fd %d is not a raw packet socket", ret);
 		return false;
 	}
-	err = frame_send(c);
-	if (err < 0) {
-		snprintf(why, size, "sending a frame: %s", strerror(-err));
-		return false;
-	}
-	return takes(c->rcv, c->frame, c->frame_len, "the receiver", why,
-		     size) &&
-	       takes(ret, c->frame, c->frame_len, "the new socket", why, size);
+	return frame_reaches(c, ret, "the new socket", why, size);
 }
 
 /* A packet socket taking no frame, of the variant's version. */
@@ -615,21 +622,14 @@ static bool fanout_check(void *arg, int ret, char *why, size_t size)
 {
 	struct sock_ctx *c = arg;
 	int want = ret < 0 ? 0 : FANOUT_ARG;
-	int now = sockopt(c->fd, SOL_PACKET, PACKET_FANOUT), err;
+	int now = sockopt(c->fd, SOL_PACKET, PACKET_FANOUT);
 
 	if (now != want) {
 		snprintf(why, size, "PACKET_FANOUT reads %#x, expected %#x",
 			 now, want);
 		return false;
 	}
-	err = frame_send(c);
-	if (err < 0) {
-		snprintf(why, size, "sending a frame: %s", strerror(-err));
-		return false;
-	}
-	return takes(c->rcv, c->frame, c->frame_len, "the receiver", why,
-		     size) &&
-	       takes(c->fd, c->frame, c->frame_len, "the socket", why, size);
+	return frame_reaches(c, c->fd, "the socket", why, size);
 }
 
 static int frame_action(void *arg)
