@@ -914,6 +914,23 @@ static int shm_action(void *arg)
 	return 0;
 }
 
+/* Whether the segment has @nr attaches: none after a failed shmat(). */
+static bool shm_attaches_are(struct mm_state *st, unsigned long nr, char *why,
+			     size_t size)
+{
+	struct shmid_ds ds;
+
+	if (shmctl(st->shmid, IPC_STAT, &ds)) {
+		snprintf(why, size, "IPC_STAT: %s", strerror(errno));
+		return false;
+	}
+	if (ds.shm_nattch == nr)
+		return true;
+	snprintf(why, size, "%lu attaches after %s",
+		 (unsigned long)ds.shm_nattch, nr ? "shmat" : "a failed shmat");
+	return false;
+}
+
 /*
  * A success: attached read-write and shared, one attach, data kept. A
  * failed shmget(): no new segment; a failed shmat(): the segment has no
@@ -922,7 +939,6 @@ static int shm_action(void *arg)
 static bool shm_check(void *arg, int ret, char *why, size_t size)
 {
 	struct mm_state *st = arg;
-	struct shmid_ds ds;
 	int nr = count_shm();
 
 	if (ret < 0 && st->step == 1) {
@@ -934,16 +950,8 @@ static bool shm_check(void *arg, int ret, char *why, size_t size)
 		}
 		return true;
 	}
-	if (shmctl(st->shmid, IPC_STAT, &ds)) {
-		snprintf(why, size, "IPC_STAT: %s", strerror(errno));
+	if (!shm_attaches_are(st, ret < 0 ? 0 : 1, why, size))
 		return false;
-	}
-	if (ds.shm_nattch != (ret < 0 ? 0 : 1)) {
-		snprintf(why, size, "%lu attaches after %s",
-			 (unsigned long)ds.shm_nattch,
-			 ret < 0 ? "a failed shmat" : "shmat");
-		return false;
-	}
 	if (ret < 0)
 		return true;
 	if (!maps_range(st->result, st->len, "rw-s", why, size))
@@ -1766,19 +1774,10 @@ static int shm_remap_action(void *arg)
 static bool shm_remap_check(void *arg, int ret, char *why, size_t size)
 {
 	struct mm_state *st = arg;
-	struct shmid_ds ds;
 	size_t pg = st->page;
 
-	if (shmctl(st->shmid, IPC_STAT, &ds)) {
-		snprintf(why, size, "IPC_STAT: %s", strerror(errno));
+	if (!shm_attaches_are(st, ret < 0 ? 0 : 1, why, size))
 		return false;
-	}
-	if (ds.shm_nattch != (ret < 0 ? 0 : 1)) {
-		snprintf(why, size, "%lu attaches after %s",
-			 (unsigned long)ds.shm_nattch,
-			 ret < 0 ? "a failed shmat" : "shmat");
-		return false;
-	}
 	if (ret < 0 && failnth_maps_same(NULL, shm_maps_gap, "", why, size))
 		return three_pages_are(st, NULL, why, size);
 	if (ret < 0)
