@@ -1175,28 +1175,42 @@ static int sendrecv_prep(struct io_ctx *c)
 }
 
 /*
+ * Whether what waits in the socket is the message if it was @sent and not
+ * @rcvd, else nothing.
+ */
+static bool socket_rest_is(struct io_ctx *c, bool sent, bool rcvd, char *why,
+			   size_t size)
+{
+	static char rest[MSG_LEN];
+	ssize_t left = recv(c->pair[1], rest, sizeof(rest), MSG_DONTWAIT);
+
+	if (left < 0 && errno == EAGAIN)
+		left = 0;
+	if (left == (sent && !rcvd ? MSG_LEN : 0))
+		return true;
+	snprintf(why, size, "%zd bytes left in the socket (sent %d, got %d)",
+		 left, sent, rcvd);
+	return false;
+}
+
+/*
  * The send sent it all or nothing, the receive got what was sent, or the
  * bytes sent wait in the socket.
  */
 static bool sendrecv_judge(struct io_ctx *c, int ret, char *why, size_t size)
 {
-	static char rest[MSG_LEN];
 	bool sent = false, rcvd = false;
-	ssize_t left;
 
 	if (ret >= 0 &&
 	    (!req_done(c, UD_FIRST, MSG_LEN, send_errnos, &sent, why, size) ||
 	     !req_done(c, UD_SECOND, MSG_LEN, req_errnos, &rcvd, why, size)))
 		return false;
-	if (!read_effect(c, MSG_LEN, rcvd, why, size))
+	if (!read_effect(c, MSG_LEN, rcvd, why, size) ||
+	    !socket_rest_is(c, sent, rcvd, why, size))
 		return false;
-	left = recv(c->pair[1], rest, sizeof(rest), MSG_DONTWAIT);
-	if (left < 0 && errno == EAGAIN)
-		left = 0;
-	if (left == (sent && !rcvd ? MSG_LEN : 0) && (!rcvd || sent))
+	if (!rcvd || sent)
 		return true;
-	snprintf(why, size, "%zd bytes left in the socket (sent %d, got %d)",
-		 left, sent, rcvd);
+	snprintf(why, size, "the receive got bytes the send did not send");
 	return false;
 }
 
@@ -1494,9 +1508,7 @@ static int recv_poll_prep(struct io_ctx *c)
  */
 static bool recv_poll_judge(struct io_ctx *c, int ret, char *why, size_t size)
 {
-	static char rest[MSG_LEN];
 	bool rcvd = false;
-	ssize_t left;
 
 	if (ret >= 0 && !c->nr_cqes) {
 		c->sent = send(c->pair[0], c->data, MSG_LEN, 0) == MSG_LEN;
@@ -1509,16 +1521,8 @@ static bool recv_poll_judge(struct io_ctx *c, int ret, char *why, size_t size)
 	if (ret >= 0 &&
 	    !req_done(c, UD_FIRST, MSG_LEN, req_errnos, &rcvd, why, size))
 		return false;
-	if (!read_effect(c, MSG_LEN, rcvd, why, size))
-		return false;
-	left = recv(c->pair[1], rest, sizeof(rest), MSG_DONTWAIT);
-	if (left < 0 && errno == EAGAIN)
-		left = 0;
-	if (left == (c->sent && !rcvd ? MSG_LEN : 0))
-		return true;
-	snprintf(why, size, "%zd bytes left in the socket (sent %d, got %d)",
-		 left, c->sent, rcvd);
-	return false;
+	return read_effect(c, MSG_LEN, rcvd, why, size) &&
+	       socket_rest_is(c, c->sent, rcvd, why, size);
 }
 
 /*
