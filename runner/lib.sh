@@ -161,11 +161,17 @@ short_hash()
 # lets a trapped INT or TERM through at once, and session_stop (from
 # run.sh's cleanup) then ends the whole session, compilers included, so
 # nothing run.sh started outlives it however it is stopped.
+# The session is an autogroup of its own too (sched(7)), in which the
+# niceness CMD inherits weighs nothing against other sessions' tasks: the
+# autogroup takes that niceness, so that "nice ./run.sh" nices the build.
 run_session()
 {
 	local rc
 
-	setsid "$@" &
+	# shellcheck disable=SC2016 # expanded by the session's bash
+	setsid bash -c 'n=$(nice)
+[ "$n" -le 0 ] || echo "$n" 2>/dev/null >/proc/self/autogroup
+exec "$@"' run_session "$@" &
 	SESSION_PID=$!
 	wait "$SESSION_PID"
 	rc=$?
