@@ -333,11 +333,15 @@ deps_check()
 }
 
 # shellcheck disable=SC2317 # run by the EXIT trap
+# A second signal (Ctrl-C twice; a timeout's TERM sent to its child and
+# then to its group) must not cut the cleanup short: it would leave a UML or
+# a half-built cache entry. Each step of it has its own deadline.
 cleanup()
 {
 	local rc=$?
 
-	trap - EXIT INT TERM
+	trap - EXIT
+	trap '' INT TERM HUP
 	session_stop
 	uml_stop 2>/dev/null
 	tee_stop 2>/dev/null
