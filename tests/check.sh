@@ -6,9 +6,7 @@
 #   parser    runner/test_toosmall.py on the captured logs in fixtures/logs
 #   cli       bad input gets a one-line error and its own exit code; the
 #             default kernel is built first (or found in the cache), as it
-#             is at the start of group uml; then, if group debug is to run,
-#             the debug kernel starts building in the background, at nice
-#             19, and group debug waits for it
+#             is at the start of group uml, and the debug one of group debug
 #   uml       real runs in UML: the suite, the fail-nth checks under
 #             --mutate (group mutate alone), --sites on the network sweeps
 #             (group sites alone), a guest's escape attempts, the
@@ -71,7 +69,7 @@ took()
 	LAST=$SECONDS
 }
 SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/toosmall-check.XXXXXX") || exit 2
-trap 'debug_build_stop; rm -rf "$SCRATCH"' EXIT
+trap 'rm -rf "$SCRATCH"' EXIT
 # Signalled (Ctrl-C, CI's timeout): exit, so that the EXIT trap runs; the
 # bounded commands, in our process group, got the signal too.
 trap 'exit 130' INT
@@ -258,61 +256,19 @@ check_cli_bad_patch()
 	rm -rf "$copy" "$cache"
 }
 
-# The debug kernel, built in the background from the end of the default
-# kernel's build on, when group debug is to run (WANT_DEBUG): cold, the two
-# builds are half of make check (12.5 and 17.3 minutes on the slower host,
-# of 69), and the checks of groups uml and upstream between them often run
-# one UML, which leaves a CPU idle. At nice 19 the build takes what they
-# leave: a check's timing hardly moves. Cached, it ends at once. Its own
-# process group (timeout's), its own deadline; debug_build_stop ends it
-# if make check ends first.
-WANT_DEBUG=0
-DEBUG_BUILD_PID=
-DEBUG_BUILD_START=
-
-debug_build_start()
-{
-	[ "$WANT_DEBUG" = 1 ] && [ -z "$DEBUG_BUILD_PID" ] || return 0
-	DEBUG_BUILD_START=$SECONDS
-	timeout -k 10 3600 nice -n 19 ./run.sh --profile debug --build-only \
-		>"$SCRATCH/build-debug.log" 2>&1 &
-	DEBUG_BUILD_PID=$!
-}
-
-# Ends the background build: SIGTERM to its run.sh, which stops its make
-# and removes the half-built cache entry; after 30 s, SIGKILL to the group.
-debug_build_stop()
-{
-	[ -n "$DEBUG_BUILD_PID" ] && kill -0 "$DEBUG_BUILD_PID" 2>/dev/null || return 0
-	pkill -TERM -P "$DEBUG_BUILD_PID"
-	timeout 30 tail --pid="$DEBUG_BUILD_PID" -f /dev/null ||
-		kill -KILL -- "-$DEBUG_BUILD_PID" 2>/dev/null
-	wait "$DEBUG_BUILD_PID" 2>/dev/null
-	DEBUG_BUILD_PID=
-}
-
 # The kernel of PROFILE and the tests, built before the first check that
-# boots it, or found in the cache. A cold build takes 12.5 (default) and
-# 17.3 (debug) minutes on the slower host: within a check's own bound, sized
-# for its run, it was killed and, as a new cache entry, removed, so that
-# every later check began it again. The debug kernel is the background
-# build's (debug_build_start), waited for here: its deadline is timeout's.
+# boots it, or found in the cache. A cold build takes 11 (default) and 14
+# (debug) minutes on the slower host: within a check's own bound, sized for
+# its run, it was killed and, as a new cache entry, removed, so that every
+# later check began it again.
 check_build()
 {
 	local profile=$1 log="$SCRATCH/build-$1.log" start=$SECONDS rc how
 
-	if [ "$profile" = debug ] && [ -n "$DEBUG_BUILD_PID" ]; then
-		wait "$DEBUG_BUILD_PID"
-		rc=$?
-		DEBUG_BUILD_PID=
-		how="built in the background in $((SECONDS - DEBUG_BUILD_START)) s, $((SECONDS - start)) s of it waited for here"
-	else
-		run_bounded 3600 ./run.sh --profile "$profile" --build-only >"$log" 2>&1
-		rc=$?
-		how="built in $((SECONDS - start)) s"
-	fi
+	run_bounded 3600 ./run.sh --profile "$profile" --build-only >"$log" 2>&1
+	rc=$?
+	how="built in $((SECONDS - start)) s"
 	grep -q 'kernel cached' "$log" && how="cached"
-	[ "$profile" != default ] || [ "$rc" != 0 ] || debug_build_start
 	if [ "$rc" = 0 ]; then
 		ok "build: the $profile kernel and the tests ($how)"
 	else
@@ -1538,9 +1494,6 @@ main()
 	LAST=$SECONDS
 	# cli unpacks the kernel tree that lint takes checkpatch from.
 	[ ${#groups[@]} -gt 0 ] || groups=(parser cli lint kernel uml upstream debug qemu)
-	for g in "${groups[@]}"; do
-		[ "$g" != debug ] || WANT_DEBUG=1
-	done
 	for g in "${groups[@]}"; do
 		case "$g" in
 		lint) check_lint ;;
