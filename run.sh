@@ -332,10 +332,10 @@ deps_check()
 	fi
 }
 
-# shellcheck disable=SC2317 # run by the EXIT trap
 # A second signal (Ctrl-C twice; a timeout's TERM sent to its child and
 # then to its group) must not cut the cleanup short: it would leave a UML or
 # a half-built cache entry. Each step of it has its own deadline.
+# shellcheck disable=SC2317 # run by the EXIT trap
 cleanup()
 {
 	local rc=$?
